@@ -1,0 +1,50 @@
+#ifndef TDMAPS_CORE_DOMAIN_HPP
+#define TDMAPS_CORE_DOMAIN_HPP
+
+// The triangular domain a map covers: side n, block side rho, nb = ceil(n/rho)
+// block rows. Every map holds one; its constructor checks the parameters.
+
+#include <tdmaps/core/triangular.hpp>
+#include <tdmaps/core/types.hpp>
+
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace tdmaps {
+
+/// The block sides a map accepts (threads per block per dimension).
+inline bool is_valid_block_side(int rho) { return rho == 8 || rho == 16 || rho == 32; }
+
+/// Largest n a 2-D map accepts: T(n) must fit an int64 with room for the
+/// map's intermediate products (tri(i + 1) of the exact correction).
+constexpr index_t max_side = index_t(1) << 31;
+
+struct Domain2 {
+  index_t n = 0;    ///< problem side
+  index_t nb = 0;   ///< block rows, ceil(n / rho)
+  int rho = 8;      ///< block side
+  Triangle triangle = Triangle::lower;
+
+  Domain2() = default;
+  Domain2(index_t n_, int rho_, Triangle t = Triangle::lower) : n(n_), rho(rho_), triangle(t) {
+    if (n_ < 0) throw std::invalid_argument("tdmaps: problem side n = " + std::to_string(n_) + " is negative");
+    if (n_ > max_side)
+      throw std::invalid_argument("tdmaps: problem side n = " + std::to_string(n_) + " exceeds the largest supported side " +
+                                  std::to_string(max_side) + " (n (n + 1) / 2 must fit 64-bit indices)");
+    if (!is_valid_block_side(rho_))
+      throw std::invalid_argument("tdmaps: block side rho = " + std::to_string(rho_) + " is not one of 8, 16, 32");
+    nb = (n_ + rho_ - 1) / rho_;
+  }
+
+  /// Number of elements of the domain: T(n) or T(n - 1).
+  KOKKOS_FUNCTION index_t elements() const { return triangle == Triangle::lower ? tri(n) : (n > 0 ? tri(n - 1) : 0); }
+  /// Whether element (i, j) lies in the domain (j >= 0 is given).
+  KOKKOS_FORCEINLINE_FUNCTION bool contains(index_t i, index_t j) const {
+    return i < n && (triangle == Triangle::lower ? j <= i : j < i);
+  }
+};
+
+}  // namespace tdmaps
+
+#endif

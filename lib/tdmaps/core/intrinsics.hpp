@@ -1,0 +1,75 @@
+#ifndef TDMAPS_CORE_INTRINSICS_HPP
+#define TDMAPS_CORE_INTRINSICS_HPP
+
+// The only header of tdmaps that tests __CUDA_ARCH__: device intrinsics on
+// CUDA, their std:: equivalents on host backends.
+
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace tdmaps {
+namespace intrinsics {
+
+/// IEEE round-to-nearest single-precision square root.
+KOKKOS_FORCEINLINE_FUNCTION float sqrt_rn(float x) {
+#if defined(__CUDA_ARCH__)
+  return __fsqrt_rn(x);
+#else
+  return std::sqrt(x);
+#endif
+}
+
+/// Hardware reciprocal square root (approximate on CUDA: MUFU.RSQ).
+KOKKOS_FORCEINLINE_FUNCTION float rsqrt(float x) {
+#if defined(__CUDA_ARCH__)
+  return rsqrtf(x);
+#else
+  return 1.0f / std::sqrt(x);
+#endif
+}
+
+/// Double-precision square root (correctly rounded on both sides).
+KOKKOS_FORCEINLINE_FUNCTION double sqrt_d(double x) {
+#if defined(__CUDA_ARCH__)
+  return __dsqrt_rn(x);
+#else
+  return std::sqrt(x);
+#endif
+}
+
+KOKKOS_FORCEINLINE_FUNCTION std::int32_t float_as_int(float x) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_int(x);
+#else
+  std::int32_t i;
+  std::memcpy(&i, &x, sizeof i);
+  return i;
+#endif
+}
+
+KOKKOS_FORCEINLINE_FUNCTION float int_as_float(std::int32_t i) {
+#if defined(__CUDA_ARCH__)
+  return __int_as_float(i);
+#else
+  float x;
+  std::memcpy(&x, &i, sizeof x);
+  return x;
+#endif
+}
+
+/// Number of significant bits of a 64-bit unsigned value (0 for 0).
+KOKKOS_FORCEINLINE_FUNCTION int bit_length(std::uint64_t x) {
+#if defined(__CUDA_ARCH__)
+  return 64 - __clzll(static_cast<long long>(x));
+#else
+  return x == 0 ? 0 : 64 - __builtin_clzll(x);
+#endif
+}
+
+}  // namespace intrinsics
+}  // namespace tdmaps
+
+#endif

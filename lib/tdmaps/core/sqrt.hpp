@@ -1,0 +1,105 @@
+#ifndef TDMAPS_CORE_SQRT_HPP
+#define TDMAPS_CORE_SQRT_HPP
+
+// The square-root variants of lambda(omega) (sec. 3.3 of the journal paper),
+// one empty tag type per algorithm, and the two forms of the map:
+//   Epsilon - the papers' form: i = floor(sqrt(1/4 + 2 omega) - 1/2 + 1e-4),
+//             kept for measurement; wrong once fp32 runs out of digits.
+//   Exact   - the same guess, then the 64-bit integer checks
+//             T(i) <= omega < T(i+1); a guess that fails them (a block-uniform
+//             branch, never taken in the fp32-exact range) is replaced by the
+//             exact double-precision root.
+
+#include <tdmaps/core/intrinsics.hpp>
+#include <tdmaps/core/triangular.hpp>
+
+#include <type_traits>
+
+namespace tdmaps {
+
+/// lambda_X: IEEE single-precision sqrt (__fsqrt_rn on CUDA).
+struct SqrtIEEE {
+  static constexpr const char* name = "sqrt";
+  KOKKOS_FORCEINLINE_FUNCTION static float sqrt(float x) { return intrinsics::sqrt_rn(x); }
+};
+/// lambda_N: three Newton-Raphson steps on the 0x5f3759df reciprocal-sqrt guess.
+struct SqrtNewton {
+  static constexpr const char* name = "newton";
+  KOKKOS_FORCEINLINE_FUNCTION static float sqrt(float x) {
+    const float half = 0.5f * x;
+    float y = intrinsics::int_as_float(0x5f3759df - (intrinsics::float_as_int(x) >> 1));
+    y = y * (1.5f - half * y * y);
+    y = y * (1.5f - half * y * y);
+    y = y * (1.5f - half * y * y);
+    return x * y;
+  }
+};
+/// lambda_R: x * rsqrt(x) with the hardware reciprocal square root (eq. (9)).
+struct SqrtRsqrt {
+  static constexpr const char* name = "rsqrt";
+  KOKKOS_FORCEINLINE_FUNCTION static float sqrt(float x) { return x * intrinsics::rsqrt(x); }
+};
+/// Double-precision sqrt: exact to far beyond any launchable league.
+struct SqrtDouble {
+  static constexpr const char* name = "fp64";
+  KOKKOS_FORCEINLINE_FUNCTION static double sqrt(double x) { return intrinsics::sqrt_d(x); }
+};
+
+/// The papers' form, with their epsilon = 1e-4 and no correction.
+struct Epsilon {
+  static constexpr const char* name = "eps";
+};
+/// Guess corrected by integer checks: exact for every omega <= tri(2^31).
+struct Exact {
+  static constexpr const char* name = "exact";
+};
+
+namespace impl {
+
+template <class Sqrt>
+struct SqrtReal {
+  using type = float;
+};
+template <>
+struct SqrtReal<SqrtDouble> {
+  using type = double;
+};
+
+/// The row guess of eq. (4) with the papers' epsilon (no correction).
+/// `offset` is 1/2 for eq. (4) (diagonal included) and -1/2 for eq. (5).
+template <class Sqrt>
+KOKKOS_FORCEINLINE_FUNCTION index_t lambda_guess(index_t omega, bool with_diagonal) {
+  using real = typename SqrtReal<Sqrt>::type;
+  const real x = real(0.25) + real(2) * static_cast<real>(omega);
+  const real r = Sqrt::sqrt(x) + (with_diagonal ? real(-0.5) : real(0.5)) + real(1e-4);
+  return static_cast<index_t>(r);
+}
+
+}  // namespace impl
+
+/// Row of linear block index omega in a lower triangle incl. diagonal, eq. (4).
+template <class Sqrt, class Form = Exact>
+KOKKOS_FORCEINLINE_FUNCTION index_t lambda_row(index_t omega) {
+  index_t i = impl::lambda_guess<Sqrt>(omega, true);
+  if (std::is_same<Form, Exact>::value) {
+    // One uniform branch: in the range where the float guess is right this is
+    // never taken; beyond it the exact root is computed once per block.
+    if (tri(i) > omega || tri(i + 1) <= omega) i = tri_root(omega);
+  }
+  return i;
+}
+
+/// Row of linear index omega in the strict lower triangle (j < i), eq. (5):
+/// row i starts at T(i - 1) and holds i elements.
+template <class Sqrt, class Form = Exact>
+KOKKOS_FORCEINLINE_FUNCTION index_t lambda_row_strict(index_t omega) {
+  index_t i = impl::lambda_guess<Sqrt>(omega, false);
+  if (std::is_same<Form, Exact>::value) {
+    if (tri(i - 1) > omega || tri(i) <= omega) i = tri_root(omega) + 1;
+  }
+  return i;
+}
+
+}  // namespace tdmaps
+
+#endif

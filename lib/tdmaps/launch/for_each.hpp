@@ -1,0 +1,232 @@
+#ifndef TDMAPS_LAUNCH_FOR_EACH_HPP
+#define TDMAPS_LAUNCH_FOR_EACH_HPP
+
+// The launch layer: the only place that builds Kokkos policies for a map.
+//
+//   for_each_element(space, map, kernel[, label])
+//       kernel(i, j) once for every element of the map's domain; any map.
+//   for_each_tile(space, map, scratch_bytes, kernel[, label])
+//       kernel(team, tile) once per block of the domain, with scratch_bytes of
+//       level-0 team scratch; block-space maps only.
+//
+// A block-space map's league rank (plus an offset when a league is split into
+// launches of at most max_league_per_launch teams) is omega. On GPU backends a
+// team is TeamPolicy(league, rho, rho): team_size x vector_length = rho^2
+// threads, one element per thread, lanes along j so the row of a block is
+// contiguous in memory. On host backends the same functor runs with a team of
+// one and the TeamThreadRange / ThreadVectorRange loops walk the block.
+
+#include <tdmaps/core/domain.hpp>
+#include <tdmaps/core/types.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace tdmaps {
+
+/// Largest league a single Kokkos launch is given; longer leagues are split
+/// into several launches with an omega offset (Kokkos' league size is an int).
+constexpr index_t max_league_per_launch = index_t(1) << 30;
+
+/// A block of the domain as a tile kernel sees it.
+struct Tile {
+  index_t i0 = 0;  ///< first row of the block
+  index_t j0 = 0;  ///< first column of the block
+  int rows = 0;    ///< rows of the block inside the domain (rho, fewer on the last block row)
+  int cols = 0;    ///< columns of the block inside [0, n)
+  Triangle triangle = Triangle::lower;
+
+  /// Whether block-local element (ti, tj) lies in the domain; ti < rows and tj < cols given.
+  KOKKOS_FORCEINLINE_FUNCTION bool contains(int ti, int tj) const {
+    return triangle == Triangle::lower ? j0 + tj <= i0 + ti : j0 + tj < i0 + ti;
+  }
+  KOKKOS_FORCEINLINE_FUNCTION bool diagonal() const { return i0 == j0; }
+};
+
+template <class ExecSpace>
+struct is_gpu_space : std::false_type {};
+#if defined(KOKKOS_ENABLE_CUDA)
+template <>
+struct is_gpu_space<Kokkos::Cuda> : std::true_type {};
+#endif
+
+template <class ExecSpace>
+using team_policy_t = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<1024, 1>, Kokkos::IndexType<int>>;
+
+template <class ExecSpace>
+using team_member_t = typename team_policy_t<ExecSpace>::member_type;
+
+namespace impl {
+
+// ---- uniform view of single- and multi-launch block maps -----------------
+template <class Map, class = void>
+struct is_multi_launch : std::false_type {};
+template <class Map>
+struct is_multi_launch<Map, decltype(void(std::declval<const Map&>().launches()))> : std::true_type {};
+
+template <class Map>
+int launches(const Map& map) {
+  if constexpr (is_multi_launch<Map>::value) return map.launches();
+  else return 1;
+}
+template <class Map>
+KOKKOS_FORCEINLINE_FUNCTION index_t league_size(const Map& map, int l) {
+  if constexpr (is_multi_launch<Map>::value) return map.league_size(l);
+  else { (void)l; return map.league_size(); }
+}
+template <class Map>
+KOKKOS_FORCEINLINE_FUNCTION bool block(const Map& map, int l, index_t omega, Block2& b) {
+  if constexpr (is_multi_launch<Map>::value) return map.block(l, omega, b);
+  else { (void)l; return map.block(omega, b); }
+}
+
+template <class Map>
+constexpr bool is_block_space = std::is_same<typename Map::space_tag, BlockSpaceTag>::value;
+template <class Map>
+constexpr bool is_thread_space = std::is_same<typename Map::space_tag, ThreadSpaceTag>::value;
+
+KOKKOS_FORCEINLINE_FUNCTION Tile make_tile(const Domain2& d, const Block2& b) {
+  Tile t;
+  t.i0 = b.bi * d.rho;
+  t.j0 = b.bj * d.rho;
+  t.rows = static_cast<int>(d.n - t.i0 < d.rho ? d.n - t.i0 : d.rho);
+  t.cols = static_cast<int>(d.n - t.j0 < d.rho ? d.n - t.j0 : d.rho);
+  t.triangle = d.triangle;
+  return t;
+}
+
+template <class ExecSpace, class Map, class Kernel>
+struct ElementFunctor {
+  Map map;
+  Kernel kernel;
+  int launch;
+  index_t offset;
+  KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team) const {
+    Block2 b;
+    if (!impl::block(map, launch, offset + team.league_rank(), b)) return;
+    const Tile t = make_tile(map.domain, b);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, t.rows), [&](const int ti) {
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, t.cols), [&](const int tj) {
+        if (t.contains(ti, tj)) kernel(t.i0 + ti, t.j0 + tj);
+      });
+    });
+  }
+};
+
+template <class ExecSpace, class Map, class Kernel>
+struct TileFunctor {
+  Map map;
+  Kernel kernel;
+  int launch;
+  index_t offset;
+  KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team) const {
+    Block2 b;
+    if (!impl::block(map, launch, offset + team.league_rank(), b)) return;
+    kernel(team, make_tile(map.domain, b));
+  }
+};
+
+template <class Map, class Kernel>
+struct ThreadFunctor {
+  Map map;
+  Kernel kernel;
+  KOKKOS_FUNCTION void operator()(const index_t k) const {
+    index_t i, j;
+    map.element(k, i, j);
+    kernel(i, j);
+  }
+};
+
+template <class ExecSpace>
+void team_shape(const Domain2& d, int& team_size, int& vector_length) {
+  if (is_gpu_space<ExecSpace>::value) {
+    team_size = d.rho;
+    vector_length = d.rho;
+  } else {
+    team_size = 1;
+    vector_length = 1;
+  }
+}
+
+template <class ExecSpace, class Functor>
+void run_league(const ExecSpace& space, const std::string& label, const Domain2& d, index_t league, std::size_t scratch,
+                Functor f) {
+  int team_size, vector_length;
+  team_shape<ExecSpace>(d, team_size, vector_length);
+  for (index_t offset = 0; offset < league; offset += max_league_per_launch) {
+    const index_t chunk = league - offset < max_league_per_launch ? league - offset : max_league_per_launch;
+    f.offset = offset;
+    team_policy_t<ExecSpace> policy(space, static_cast<int>(chunk), team_size, vector_length);
+    if (scratch > 0) {
+      const std::size_t max_scratch = static_cast<std::size_t>(team_policy_t<ExecSpace>::scratch_size_max(0));
+      if (scratch > max_scratch)
+        throw std::invalid_argument(label + ": tile kernel asks for " + std::to_string(scratch) +
+                                    " bytes of team scratch per block; this backend allows at most " +
+                                    std::to_string(max_scratch));
+      policy.set_scratch_size(0, Kokkos::PerTeam(scratch));
+    }
+    if (offset == 0) {
+      const int max_team = policy.team_size_max(f, Kokkos::ParallelForTag());
+      if (team_size > max_team)
+        throw std::runtime_error(label + ": a block of " + std::to_string(team_size) + " x " +
+                                 std::to_string(vector_length) + " threads does not fit this kernel on this backend (" +
+                                 "team_size_max = " + std::to_string(max_team) + "); use a smaller block side");
+    }
+    Kokkos::parallel_for(label, policy, f);
+  }
+}
+
+}  // namespace impl
+
+/// kernel(i, j) for every element (i, j) of map.domain, exactly once.
+template <class ExecSpace, class Map, class Kernel>
+void for_each_element(const ExecSpace& space, const Map& map, const Kernel& kernel,
+                      const std::string& label = std::string("tdmaps::for_each_element::") + Map::name) {
+  if constexpr (impl::is_thread_space<Map>) {
+    const index_t total = map.elements();
+    for (index_t begin = 0; begin < total; begin += max_league_per_launch) {
+      const index_t end = total - begin < max_league_per_launch ? total : begin + max_league_per_launch;
+      Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, begin, end),
+                           impl::ThreadFunctor<Map, Kernel>{map, kernel});
+    }
+  } else {
+    static_assert(impl::is_block_space<Map>, "tdmaps::for_each_element: Map::space_tag must be BlockSpaceTag or ThreadSpaceTag");
+    for (int l = 0; l < impl::launches(map); ++l) {
+      impl::run_league(space, label, map.domain, impl::league_size(map, l), 0,
+                       impl::ElementFunctor<ExecSpace, Map, Kernel>{map, kernel, l, 0});
+    }
+  }
+}
+
+/// kernel(team, tile) for every block of map.domain, exactly once, with
+/// scratch_bytes of level-0 team scratch per block.
+template <class ExecSpace, class Map, class Kernel>
+void for_each_tile(const ExecSpace& space, const Map& map, std::size_t scratch_bytes, const Kernel& kernel,
+                   const std::string& label = std::string("tdmaps::for_each_tile::") + Map::name) {
+  static_assert(impl::is_block_space<Map>,
+                "tdmaps::for_each_tile: a tile kernel needs a block-space map (BB, lambda, RB, REC, H); "
+                "UTM is a thread-space map and serves element kernels only (for_each_element)");
+  for (int l = 0; l < impl::launches(map); ++l) {
+    impl::run_league(space, label, map.domain, impl::league_size(map, l), scratch_bytes,
+                     impl::TileFunctor<ExecSpace, Map, Kernel>{map, kernel, l, 0});
+  }
+}
+
+/// Inside a tile kernel: f(ti, tj) for every block-local element of the tile
+/// that lies in the domain (rows over team threads, columns over vector lanes).
+template <class Member, class F>
+KOKKOS_FORCEINLINE_FUNCTION void for_each_in_tile(const Member& team, const Tile& t, const F& f) {
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, t.rows), [&](const int ti) {
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, t.cols), [&](const int tj) {
+      if (t.contains(ti, tj)) f(ti, tj);
+    });
+  });
+}
+
+}  // namespace tdmaps
+
+#endif

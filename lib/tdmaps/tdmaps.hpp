@@ -1,0 +1,17 @@
+#ifndef TDMAPS_TDMAPS_HPP
+#define TDMAPS_TDMAPS_HPP
+
+#include <tdmaps/core/domain.hpp>
+#include <tdmaps/core/intrinsics.hpp>
+#include <tdmaps/core/sqrt.hpp>
+#include <tdmaps/core/triangular.hpp>
+#include <tdmaps/core/types.hpp>
+#include <tdmaps/launch/dispatch.hpp>
+#include <tdmaps/launch/for_each.hpp>
+#include <tdmaps/maps/bounding_box.hpp>
+#include <tdmaps/maps/lambda.hpp>
+#include <tdmaps/maps/rectangular_box.hpp>
+#include <tdmaps/maps/recursive.hpp>
+#include <tdmaps/maps/upper_triangular.hpp>
+
+#endif
