@@ -1,0 +1,116 @@
+#ifndef TDMAPS_APPS_COMMON_NPY_HPP
+#define TDMAPS_APPS_COMMON_NPY_HPP
+
+// Host-side I/O shared by the tdmaps apps (target tdmaps::app_common).
+//
+// Reading (all throw tdmaps::app::Error with a message naming the file and
+// what is wrong; nothing here touches Kokkos):
+//   Matrix<T> read_npy_2d<T>(path)   2-D .npy, format 1.0/2.0/3.0, '<f4' or
+//                                    '<f8', C order; converted to T (float or double)
+//   Matrix<T> read_csv<T>(path)      rows of comma-separated numbers, all rows
+//                                    the same length; blank lines and '#'
+//                                    comments skipped; errors name the line
+//   Matrix<T> read_matrix<T>(path)   by extension: .npy or .csv
+//   NpyHeader read_npy_header(path)  dtype ("<f4", ...), shape, data offset
+//   m.at(r, c), m.rows, m.cols, m.values (row-major), m.dtype (of the file)
+//
+// Writing (atomic: the data go to "<path>.tmp.<pid>" in the same directory,
+// are fsync'ed, and the file is renamed onto <path>; on any failure the temp
+// file is removed and Error thrown, so <path> is either absent/unchanged or
+// complete):
+//   write_npy(path, const T* data, {rows} or {rows, cols})
+//       T = float, double, std::uint8_t, std::uint32_t, std::int32_t, std::int64_t
+//   check_output_path(path)          fails early (before a long run) when the
+//                                    directory is missing or not writable
+//
+// Process helpers:
+//   set_app_name("edm"); fail("msg")  prints "tdmaps-edm: error: msg" to stderr, exit(1)
+//   Timer t; t.seconds(); t.reset();   steady clock
+//   gb_per_s(bytes, seconds)           10^9 bytes per second
+//   host_available_bytes()             available RAM (sysconf), for size checks
+//   format_bytes(bytes)                "1.07 GB (1073741824 bytes)"
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tdmaps {
+namespace app {
+
+/// Every input/output problem the apps report to the user.
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// A host row-major matrix; `dtype` is the element type of the file it came
+/// from ("<f4", "<f8", or "csv").
+template <class T>
+struct Matrix {
+  std::vector<T> values;
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  std::string dtype;
+  const T& at(std::int64_t r, std::int64_t c) const { return values[static_cast<std::size_t>(r * cols + c)]; }
+};
+
+struct NpyHeader {
+  int major = 1, minor = 0;
+  std::string descr;                 ///< e.g. "<f8"
+  bool fortran_order = false;
+  std::vector<std::int64_t> shape;
+  std::size_t data_offset = 0;       ///< bytes before the data
+  std::size_t item_size = 0;         ///< bytes per element, 0 for an unknown descr
+};
+
+NpyHeader read_npy_header(const std::string& path);
+
+template <class T>
+Matrix<T> read_npy_2d(const std::string& path);
+template <class T>
+Matrix<T> read_csv(const std::string& path);
+template <class T>
+Matrix<T> read_matrix(const std::string& path);
+
+/// Writes a 1-D (shape {n}) or 2-D (shape {rows, cols}) array atomically.
+template <class T>
+void write_npy(const std::string& path, const T* data, const std::vector<std::int64_t>& shape);
+
+/// Throws Error when path cannot be created (directory missing or not
+/// writable, path is a directory).
+void check_output_path(const std::string& path);
+
+// ---- process helpers ------------------------------------------------------
+
+void set_app_name(const std::string& name);  ///< "edm" -> messages "tdmaps-edm: ..."
+const std::string& app_name();
+[[noreturn]] void fail(const std::string& msg);
+/// Prints "tdmaps-<app>: warning: msg" to stderr.
+void warn(const std::string& msg);
+
+class Timer {
+ public:
+  Timer() : start_(std::chrono::steady_clock::now()) {}
+  void reset() { start_ = std::chrono::steady_clock::now(); }
+  double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+};
+
+inline double gb_per_s(double bytes, double seconds) { return seconds > 0 ? bytes / seconds * 1e-9 : 0.0; }
+
+/// Available physical memory of the host in bytes (sysconf(_SC_AVPHYS_PAGES)).
+std::int64_t host_available_bytes();
+
+/// "1.07 GB (1073741824 bytes)".
+std::string format_bytes(std::int64_t bytes);
+
+}  // namespace app
+}  // namespace tdmaps
+
+#endif

@@ -1,0 +1,69 @@
+#ifndef TDMAPS_KERNELS_DUMMY_HPP
+#define TDMAPS_KERNELS_DUMMY_HPP
+
+// The papers' dummy kernel (test (1) of sec. 5 of the journal paper): it does
+// no work of its own, so a launch measures the cost of the map.
+//
+//   DummyKernel<MemorySpace>  writes dummy_value(i, j) to out(packed(i, j)):
+//       every element is stored at its own place, so the compiler cannot drop
+//       the map, and the output proves which (i, j) each thread computed.
+//       Moves 4 bytes per element: the figure to hold against the write ceiling.
+//   DummySink<MemorySpace>    writes dummy_value(i, j) to out(0) only when it
+//       equals `sentinel`, a run-time value no element produces in a timed
+//       run (e.g. 0xffffffff): the map and one compare per element, no
+//       traffic. The papers write i + j to a fixed location instead; a store
+//       of every thread to one address serialises in L2 on newer GPUs, which
+//       would measure the store, not the map.
+//
+// Both are element kernels (operator()(i, j)) and run under every map through
+// tdmaps::for_each_element.
+
+#include <tdmaps/core/domain.hpp>
+#include <tdmaps/core/triangular.hpp>
+#include <tdmaps/core/types.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+namespace tdmaps {
+
+/// The value the dummy kernel writes for (i, j): a multiply-add that is
+/// distinct for every (i, j) with i, j < 65599 (so tests can tell elements
+/// apart) and cheap next to any map.
+KOKKOS_FORCEINLINE_FUNCTION std::uint32_t dummy_value(index_t i, index_t j) {
+  return static_cast<std::uint32_t>(i) * 65599u + static_cast<std::uint32_t>(j);
+}
+
+/// Position of (i, j) in a packed triangle: row-major lower triangle, T(i) + j
+/// with the diagonal (lambda order), T(i - 1) + j without it.
+KOKKOS_FORCEINLINE_FUNCTION index_t packed_index(index_t i, index_t j, Triangle t) {
+  return t == Triangle::lower ? tri(i) + j : tri(i - 1) + j;
+}
+
+/// out(packed_index(i, j)) = dummy_value(i, j); out holds domain.elements() values.
+template <class MemorySpace>
+struct DummyKernel {
+  Kokkos::View<std::uint32_t*, MemorySpace> out;
+  Triangle triangle = Triangle::lower;
+
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, index_t j) const {
+    out(packed_index(i, j, triangle)) = dummy_value(i, j);
+  }
+};
+
+/// out(0) = dummy_value(i, j) only where that equals `sentinel`: the map alone.
+template <class MemorySpace>
+struct DummySink {
+  Kokkos::View<std::uint32_t*, MemorySpace> out;
+  std::uint32_t sentinel = 0xffffffffu;
+
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, index_t j) const {
+    const std::uint32_t v = dummy_value(i, j);
+    if (v == sentinel) out(0) = v;
+  }
+};
+
+}  // namespace tdmaps
+
+#endif
