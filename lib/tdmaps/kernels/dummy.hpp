@@ -8,12 +8,13 @@
 //       every element is stored at its own place, so the compiler cannot drop
 //       the map, and the output proves which (i, j) each thread computed.
 //       Moves 4 bytes per element: the figure to hold against the write ceiling.
-//   DummySink<MemorySpace>    writes dummy_value(i, j) to out(0) only when it
-//       equals `sentinel`, a run-time value no element produces in a timed
-//       run (e.g. 0xffffffff): the map and one compare per element, no
-//       traffic. The papers write i + j to a fixed location instead; a store
-//       of every thread to one address serialises in L2 on newer GPUs, which
-//       would measure the store, not the map.
+//   DummySink<MemorySpace>    writes dummy_value(i, j) to out(0) only when
+//       dummy_key(i, j) equals `sentinel`, a run-time value (-1 in a timed
+//       run) that no element produces but the compiler cannot rule out: the
+//       map and one compare per element, no traffic. The papers write i + j
+//       to a fixed location instead; a store of every thread to one address
+//       serialises in L2 on newer GPUs, which would measure the store, not
+//       the map.
 //
 // Both are element kernels (operator()(i, j)) and run under every map through
 // tdmaps::for_each_element.
@@ -52,15 +53,19 @@ struct DummyKernel {
   }
 };
 
-/// out(0) = dummy_value(i, j) only where that equals `sentinel`: the map alone.
+/// The key the sink compares: (i << 32) | j, distinct for every element of
+/// every domain (i, j < 2^31) and never negative.
+KOKKOS_FORCEINLINE_FUNCTION std::int64_t dummy_key(index_t i, index_t j) { return (i << 32) | j; }
+
+/// out(0) = dummy_value(i, j) only for the element whose dummy_key equals
+/// `sentinel`: the map alone. The default sentinel (-1) matches no element.
 template <class MemorySpace>
 struct DummySink {
   Kokkos::View<std::uint32_t*, MemorySpace> out;
-  std::uint32_t sentinel = 0xffffffffu;
+  std::int64_t sentinel = -1;
 
   KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, index_t j) const {
-    const std::uint32_t v = dummy_value(i, j);
-    if (v == sentinel) out(0) = v;
+    if (dummy_key(i, j) == sentinel) out(0) = dummy_value(i, j);
   }
 };
 

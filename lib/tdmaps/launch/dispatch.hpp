@@ -8,6 +8,7 @@
 
 #include <tdmaps/core/domain.hpp>
 #include <tdmaps/maps/bounding_box.hpp>
+#include <tdmaps/maps/hadouken.hpp>
 #include <tdmaps/maps/lambda.hpp>
 #include <tdmaps/maps/rectangular_box.hpp>
 #include <tdmaps/maps/recursive.hpp>
@@ -32,7 +33,7 @@ struct MapSpec {
 };
 
 inline const std::vector<std::string>& map_names() {
-  static const std::vector<std::string> names{"bb", "lambda", "rb", "rec", "utm"};
+  static const std::vector<std::string> names{"bb", "h", "lambda", "rb", "rec", "utm"};
   return names;
 }
 inline const std::vector<std::string>& sqrt_names() {
@@ -65,6 +66,7 @@ void with_map(const MapSpec& spec, const Domain2& d, F&& f, bool block_space_onl
   if (spec.map == "bb") f(BoundingBoxMap(d));
   else if (spec.map == "rb") f(RectangularBoxMap(d));
   else if (spec.map == "rec") f(RecursiveMap(d));
+  else if (spec.map == "h") f(HadoukenMap(d));
   else if (spec.map == "utm") {
     if (block_space_only)
       throw std::invalid_argument("tdmaps: map 'utm' is a thread-space map and cannot run a tile kernel; "

@@ -11,10 +11,13 @@
 //
 // A block-space map's league rank (plus an offset when a league is split into
 // launches of at most max_league_per_launch teams) is omega. On GPU backends a
-// team is TeamPolicy(league, rho, rho): team_size x vector_length = rho^2
-// threads, one element per thread, lanes along j so the row of a block is
-// contiguous in memory. On host backends the same functor runs with a team of
-// one and the TeamThreadRange / ThreadVectorRange loops walk the block.
+// team is TeamPolicy(league, rows, rho): vector lanes along j so a row of the
+// block is contiguous in memory, and `rows` = min(rho, hints.team_threads / rho)
+// team threads walk the rho rows of the block (TeamThreadRange), so a thread
+// handles rho / rows elements. rows = rho is the papers' one element per
+// thread; fewer rows trade block-scheduling work (a 32 x 32 block lives only a
+// few hundred cycles at HBM speed) for a short loop. On host backends the same
+// functor runs with a team of one and the ranges walk the whole block.
 
 #include <tdmaps/core/domain.hpp>
 #include <tdmaps/core/types.hpp>
@@ -45,6 +48,13 @@ struct Tile {
     return triangle == Triangle::lower ? j0 + tj <= i0 + ti : j0 + tj < i0 + ti;
   }
   KOKKOS_FORCEINLINE_FUNCTION bool diagonal() const { return i0 == j0; }
+};
+
+/// How a launch shapes its teams (GPU backends; host teams are one thread).
+struct LaunchHints {
+  /// Upper bound on threads per team: team_size = min(rho, team_threads / rho).
+  /// rho * rho gives the papers' one thread per element.
+  int team_threads = 256;
 };
 
 template <class ExecSpace>
@@ -142,9 +152,12 @@ struct ThreadFunctor {
 };
 
 template <class ExecSpace>
-void team_shape(const Domain2& d, int& team_size, int& vector_length) {
+void team_shape(const Domain2& d, const LaunchHints& hints, int& team_size, int& vector_length) {
   if (is_gpu_space<ExecSpace>::value) {
-    team_size = d.rho;
+    if (hints.team_threads < d.rho)
+      throw std::invalid_argument("tdmaps: LaunchHints::team_threads = " + std::to_string(hints.team_threads) +
+                                  " is smaller than one row of the block (rho = " + std::to_string(d.rho) + ")");
+    team_size = hints.team_threads / d.rho < d.rho ? hints.team_threads / d.rho : d.rho;
     vector_length = d.rho;
   } else {
     team_size = 1;
@@ -153,10 +166,10 @@ void team_shape(const Domain2& d, int& team_size, int& vector_length) {
 }
 
 template <class ExecSpace, class Functor>
-void run_league(const ExecSpace& space, const std::string& label, const Domain2& d, index_t league, std::size_t scratch,
-                Functor f) {
+void run_league(const ExecSpace& space, const std::string& label, const Domain2& d, const LaunchHints& hints,
+                index_t league, std::size_t scratch, Functor f) {
   int team_size, vector_length;
-  team_shape<ExecSpace>(d, team_size, vector_length);
+  team_shape<ExecSpace>(d, hints, team_size, vector_length);
   for (index_t offset = 0; offset < league; offset += max_league_per_launch) {
     const index_t chunk = league - offset < max_league_per_launch ? league - offset : max_league_per_launch;
     f.offset = offset;
@@ -185,7 +198,8 @@ void run_league(const ExecSpace& space, const std::string& label, const Domain2&
 /// kernel(i, j) for every element (i, j) of map.domain, exactly once.
 template <class ExecSpace, class Map, class Kernel>
 void for_each_element(const ExecSpace& space, const Map& map, const Kernel& kernel,
-                      const std::string& label = std::string("tdmaps::for_each_element::") + Map::name) {
+                      const std::string& label = std::string("tdmaps::for_each_element::") + Map::name,
+                      const LaunchHints& hints = LaunchHints()) {
   if constexpr (impl::is_thread_space<Map>) {
     const index_t total = map.elements();
     for (index_t begin = 0; begin < total; begin += max_league_per_launch) {
@@ -196,7 +210,7 @@ void for_each_element(const ExecSpace& space, const Map& map, const Kernel& kern
   } else {
     static_assert(impl::is_block_space<Map>, "tdmaps::for_each_element: Map::space_tag must be BlockSpaceTag or ThreadSpaceTag");
     for (int l = 0; l < impl::launches(map); ++l) {
-      impl::run_league(space, label, map.domain, impl::league_size(map, l), 0,
+      impl::run_league(space, label, map.domain, hints, impl::league_size(map, l), 0,
                        impl::ElementFunctor<ExecSpace, Map, Kernel>{map, kernel, l, 0});
     }
   }
@@ -206,12 +220,13 @@ void for_each_element(const ExecSpace& space, const Map& map, const Kernel& kern
 /// scratch_bytes of level-0 team scratch per block.
 template <class ExecSpace, class Map, class Kernel>
 void for_each_tile(const ExecSpace& space, const Map& map, std::size_t scratch_bytes, const Kernel& kernel,
-                   const std::string& label = std::string("tdmaps::for_each_tile::") + Map::name) {
+                   const std::string& label = std::string("tdmaps::for_each_tile::") + Map::name,
+                   const LaunchHints& hints = LaunchHints()) {
   static_assert(impl::is_block_space<Map>,
                 "tdmaps::for_each_tile: a tile kernel needs a block-space map (BB, lambda, RB, REC, H); "
                 "UTM is a thread-space map and serves element kernels only (for_each_element)");
   for (int l = 0; l < impl::launches(map); ++l) {
-    impl::run_league(space, label, map.domain, impl::league_size(map, l), scratch_bytes,
+    impl::run_league(space, label, map.domain, hints, impl::league_size(map, l), scratch_bytes,
                      impl::TileFunctor<ExecSpace, Map, Kernel>{map, kernel, l, 0});
   }
 }
