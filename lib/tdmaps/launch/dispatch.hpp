@@ -70,7 +70,7 @@ void with_map(const MapSpec& spec, const Domain2& d, F&& f, bool block_space_onl
   else if (spec.map == "utm") {
     if (block_space_only)
       throw std::invalid_argument("tdmaps: map 'utm' is a thread-space map and cannot run a tile kernel; "
-                                  "use bb, lambda, rb or rec, or an element kernel");
+                                  "use bb, lambda, rb, rec or h, or an element kernel");
     f(UpperTriangularMap(d));
   } else if (spec.map == "lambda") {
     if (spec.sqrt == "sqrt") impl::with_lambda_form<SqrtIEEE>(spec, d, f);
