@@ -1,0 +1,591 @@
+#ifndef TDMAPS_APPS_COLLISION_COLLISION_HPP
+#define TDMAPS_APPS_COLLISION_COLLISION_HPP
+
+// All-pairs collision detection of spheres (3-D) or intervals (1-D): the
+// papers' shared-memory test made into a tool (target tdmaps::collision).
+//
+// Pairs. Spheres i and j collide when |c_i - c_j| < r_i + r_j (strict:
+// touching spheres do not collide). Only pairs j < i are tested, i.e. the
+// strict lower triangle (Triangle::strict_lower); pair (i, j) has the packed
+// index p(i, j) = T(i - 1) + j, T(k) = k (k + 1) / 2, which orders the pairs
+// row-major: (1,0), (2,0), (2,1), (3,0), ... There are T(n - 1) pairs.
+//
+// Data. Spheres are an (n x 4) Kokkos View of float, LayoutRight, one row
+// (x, y, z, r) per sphere; intervals use the same layout with y = z = 0 (so 1-D
+// and 3-D share every kernel). Why packed rather than SoA: a block stages its
+// rho row spheres and rho column spheres with one contiguous, coalesced read of
+// 16 rho bytes each (SoA needs four separate segments per side); the element
+// kernel touches one 16-byte sector per sphere instead of one line in each of
+// four arrays; and the layout is the file layout ((n, 4) float32, C order).
+// In team scratch the tile kernel transposes the block to SoA, so that the
+// lanes of a row (one column sphere each) read consecutive words, conflict-free.
+//
+// Precision. The test runs in fp32 with a filter: the fp32 squared distance d2
+// and squared radius sum s2 carry relative errors below 6 * 2^-24, so when
+// |d2 - s2| > 2^-16 max(d2, s2) their order is the exact one for the float
+// inputs. Otherwise (a near tie, tiny or overflowing values) it is recomputed
+// in fp64, which is exact for centres and radii on the 2^-24 grid in [0, 1]
+// (every generated data set: differences, squares and sums are then exactly
+// representable) and as close as fp64 allows elsewhere. So the result equals an
+// fp64 host oracle on such data, on every backend, whether or not the compiler
+// contracts into FMAs, at fp32 speed.
+//
+// Results (enum Result), all returning the number of colliding pairs (int64).
+// Both kernels spend an atomic on colliding pairs only, never a reduction: a
+// GPU block holds one pair per thread, so the shuffles and barriers of a
+// reduction would be paid by every pair, while collisions are a few percent of
+// the pairs (measured on an H100: a per-row/per-block reduction was slower).
+//   count     an atomic add per colliding pair, spread over 256 counters 64
+//             bytes apart (pair (i, j) -> counter (i + j) % 256: the lanes of a
+//             row hit different counters, and host threads share no line),
+//             then a reduction of the 256 counters.
+//   flags     one bit per pair, bit p of the little-endian uint32 word array
+//             (word p / 32, bit p % 32), ceil(T(n - 1) / 32) words. A word
+//             holds up to 32 consecutive packed indices, which cross block and
+//             row boundaries, so several teams write one word: the words are
+//             zeroed first, then the bit of each colliding pair is set with
+//             atomic_fetch_or (race-free: OR commutes; unset bits are never
+//             written). The count is the popcount of the words.
+//   pairs     the exact list of colliding pairs, a (k x 2) int64 View of
+//             (i, j), j < i, sorted by packed index (i ascending, then j),
+//             i.e. numpy's np.argwhere(np.tril(mask, -1)) order. Two passes:
+//             count per row, exclusive scan into row offsets (row i owns
+//             [offset(i), offset(i + 1))), then each colliding pair reserves a
+//             slot of its row's segment with an atomic and writes its packed
+//             index there; the keys are sorted (j within a row) and expanded.
+//             The output is (re)allocated to exactly k rows. A reservation past
+//             a row's counted size (only possible if the passes disagreed) is
+//             not written but flagged; rows that end short are detected too;
+//             either way the second pass is retried once, then it throws:
+//             never a silent truncation. Output::max_pairs caps k: more pairs
+//             throw std::length_error before anything is allocated.
+//   intflags  the papers' layout: one int32 (0 or 1) per pair, T(n - 1)
+//             entries in packed order; every entry is written by exactly one
+//             thread (maps cover each pair once), with plain stores; the
+//             count is taken as for count (re-reading the ints would cost a
+//             second pass over 4 T(n - 1) bytes).
+//
+// Kernels (enum Kernel):
+//   tile      for block-space maps (bb, lambda, rb, rec, h): the block's rho
+//             row spheres and rho column spheres are staged in team scratch
+//             (one coalesced read each), team_barrier, then for_each_in_tile
+//             tests the block's pairs from scratch (the papers' shared-memory
+//             test).
+//   element   any map, UTM included: each pair reads both spheres from global
+//             memory (the only option of a thread-space map).
+//
+// Entry point (the execution space instance first):
+//   index_t collide(space, spheres, map, result, kernel, out)
+// map is any tdmaps map over Domain2(n, rho, Triangle::strict_lower) with n =
+// spheres.extent(0). Sizes and inputs are checked (std::invalid_argument
+// naming them): NaN/infinite coordinates or radii and negative radii are
+// rejected naming the row. n = 0 and n = 1 are valid and have no pairs.
+//
+// Random data (random_spheres): std::mt19937_64(seed), for each sphere in order
+// D centre coordinates then one radius. A coordinate is (g() >> 40) 2^-24:
+// uniform on the 2^-24 grid of [0, 1). A radius is uniform on the 2^-24 grid
+// points of [r_min, r_max] (k = lo + g() % (hi - lo + 1), lo/hi the grid points
+// at/inside the range; the modulo bias is below 2^-40), 0 <= r_min <= r_max <= 1.
+// Only the engine's output is used (no std:: distribution, whose algorithm is
+// implementation-defined), so a seed gives the same spheres everywhere.
+// Presets (default_radii), with the fraction of colliding pairs p measured in
+// the unit box (boundary effects included):
+//                 dense                       sparse
+//   3-D   r in [0.05, 0.15]  p ~ 2.9e-2   r in [0.01, 0.03]        p ~ 2.9e-4
+//   1-D   r in [0.005, 0.015] p ~ 4.0e-2  r in [0.00005, 0.00015] p ~ 4.0e-4
+// (p ~ (4 pi / 3) E[(r_i + r_j)^3] in 3-D and 2 E[r_i + r_j] in 1-D, less a
+// little at the walls): "dense" is the papers' regime where the kernel, not the
+// output, dominates a pair list; "sparse" keeps the list ~100x shorter.
+
+#include <tdmaps/core/domain.hpp>
+#include <tdmaps/core/triangular.hpp>
+#include <tdmaps/core/types.hpp>
+#include <tdmaps/launch/for_each.hpp>
+
+#include <Kokkos_Core.hpp>
+#include <Kokkos_Sort.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace tdmaps {
+namespace collision {
+
+/// What collide() produces besides the count.
+enum class Result { count, flags, pairs, intflags };
+/// Which kernel tests the pairs.
+enum class Kernel { tile, element };
+/// Radius presets (default_radii).
+enum class Density { dense, sparse };
+
+inline const char* name(Result r) {
+  switch (r) {
+    case Result::count: return "count";
+    case Result::flags: return "flags";
+    case Result::pairs: return "pairs";
+    case Result::intflags: return "intflags";
+  }
+  return "?";
+}
+inline const char* name(Kernel k) { return k == Kernel::tile ? "tile" : "element"; }
+inline const char* name(Density d) { return d == Density::dense ? "dense" : "sparse"; }
+
+/// (n x 4) spheres: x, y, z, r per row (y = z = 0 for intervals).
+template <class MemorySpace>
+using Spheres = Kokkos::View<float* [4], Kokkos::LayoutRight, MemorySpace>;
+template <class MemorySpace>
+using ConstSpheres = Kokkos::View<const float* [4], Kokkos::LayoutRight, MemorySpace>;
+/// (k x 2) colliding pairs (i, j), j < i.
+template <class MemorySpace>
+using PairList = Kokkos::View<std::int64_t* [2], Kokkos::LayoutRight, MemorySpace>;
+
+/// The outputs collide() fills; only the one of the requested Result is used.
+template <class MemorySpace>
+struct Output {
+  Kokkos::View<std::uint32_t*, MemorySpace> flags;    ///< flags: flag_words(n) words, given by the caller
+  Kokkos::View<std::int32_t*, MemorySpace> intflags;  ///< intflags: pair_count(n) entries, given by the caller
+  PairList<MemorySpace> pairs;                        ///< pairs: (re)allocated to (count, 2)
+  index_t max_pairs = -1;                             ///< pairs: more throw std::length_error; < 0: no cap
+};
+
+/// Number of pairs j < i < n: T(n - 1).
+KOKKOS_INLINE_FUNCTION constexpr index_t pair_count(index_t n) { return n > 1 ? tri(n - 1) : 0; }
+/// Packed index of pair (i, j), j < i.
+KOKKOS_INLINE_FUNCTION constexpr index_t pair_index(index_t i, index_t j) { return tri(i - 1) + j; }
+/// uint32 words of the bit-packed flags of n spheres.
+KOKKOS_INLINE_FUNCTION constexpr index_t flag_words(index_t n) { return (pair_count(n) + 31) / 32; }
+
+// ---- random spheres ---------------------------------------------------------
+
+struct RadiusRange {
+  double r_min = 0;
+  double r_max = 0;
+};
+
+/// The presets of the header comment.
+inline RadiusRange default_radii(int dims, Density density) {
+  if (dims == 3) return density == Density::dense ? RadiusRange{0.05, 0.15} : RadiusRange{0.01, 0.03};
+  if (dims == 1) return density == Density::dense ? RadiusRange{0.005, 0.015} : RadiusRange{0.00005, 0.00015};
+  throw std::invalid_argument("tdmaps::collision: dims = " + std::to_string(dims) + " (supported: 1, 3)");
+}
+
+/// Host row-major (n x 4) spheres drawn as described in the header comment.
+inline std::vector<float> random_spheres_host(index_t n, int dims, RadiusRange radii, std::uint64_t seed) {
+  if (n < 0) throw std::invalid_argument("tdmaps::collision: n = " + std::to_string(n) + " spheres is negative");
+  if (dims != 1 && dims != 3)
+    throw std::invalid_argument("tdmaps::collision: dims = " + std::to_string(dims) + " (supported: 1, 3)");
+  if (!(radii.r_min >= 0 && radii.r_min <= radii.r_max && radii.r_max <= 1))
+    throw std::invalid_argument("tdmaps::collision: radius range [" + std::to_string(radii.r_min) + ", " +
+                                std::to_string(radii.r_max) + "] must satisfy 0 <= r_min <= r_max <= 1");
+  constexpr double grid = 16777216.0;  // 2^24
+  std::int64_t lo = static_cast<std::int64_t>(std::ceil(radii.r_min * grid));
+  std::int64_t hi = static_cast<std::int64_t>(std::floor(radii.r_max * grid));
+  if (hi < lo) lo = hi = static_cast<std::int64_t>(std::llround(radii.r_min * grid));  // no grid point inside
+  const std::uint64_t span = static_cast<std::uint64_t>(hi - lo) + 1;
+  std::mt19937_64 g(seed);
+  std::vector<float> s(static_cast<std::size_t>(n) * 4, 0.0f);
+  for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) {
+    for (int d = 0; d < dims; ++d) s[4 * i + d] = static_cast<float>(static_cast<double>(g() >> 40) / grid);
+    s[4 * i + 3] = static_cast<float>(static_cast<double>(lo + static_cast<std::int64_t>(g() % span)) / grid);
+  }
+  return s;
+}
+
+/// Copies host row-major (n x 4) spheres into a new View of ExecSpace's memory.
+template <class ExecSpace>
+Spheres<typename ExecSpace::memory_space> to_device(const ExecSpace& space, const std::vector<float>& host) {
+  if (host.size() % 4 != 0)
+    throw std::invalid_argument("tdmaps::collision: " + std::to_string(host.size()) +
+                                " floats are not whole (x, y, z, r) rows");
+  Spheres<typename ExecSpace::memory_space> s(
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tdmaps::collision::spheres"), host.size() / 4);
+  Kokkos::View<const float* [4], Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> h(host.data(),
+                                                                                                   host.size() / 4);
+  Kokkos::deep_copy(space, s, h);
+  space.fence();  // h is the caller's memory: done with it before returning
+  return s;
+}
+
+/// random_spheres_host, on the device.
+template <class ExecSpace>
+Spheres<typename ExecSpace::memory_space> random_spheres(const ExecSpace& space, index_t n, int dims, RadiusRange radii,
+                                                         std::uint64_t seed) {
+  return to_device(space, random_spheres_host(n, dims, radii, seed));
+}
+
+/// Empty string when row `row` (x, y, z, r) is valid, else what is wrong.
+inline std::string check_sphere(const float* xyzr) {
+  static const char* const what[4] = {"x", "y", "z", "radius"};
+  for (int c = 0; c < 4; ++c)
+    if (!std::isfinite(xyzr[c])) return std::string(what[c]) + " is " + std::to_string(xyzr[c]) + " (not finite)";
+  if (xyzr[3] < 0) return "radius " + std::to_string(xyzr[3]) + " is negative";
+  return {};
+}
+
+// ---- the pair test ----------------------------------------------------------
+
+/// Whether spheres (xi, yi, zi, ri) and (xj, yj, zj, rj) overlap: |c_i - c_j| <
+/// r_i + r_j, decided exactly (see Precision in the header comment).
+KOKKOS_FORCEINLINE_FUNCTION bool collides(float xi, float yi, float zi, float ri, float xj, float yj, float zj,
+                                          float rj) {
+  const float dx = xi - xj, dy = yi - yj, dz = zi - zj;
+  const float d2 = dx * dx + dy * dy + dz * dz;
+  const float s = ri + rj;
+  const float s2 = s * s;
+  const float big = d2 > s2 ? d2 : s2;
+  const float gap = d2 > s2 ? d2 - s2 : s2 - d2;
+  // Error bound: |fl(d2) - d2| <= 6u d2, |fl(s2) - s2| <= 4u s2 (u = 2^-24), so
+  // a gap above 2^-16 max is decisive; 2^-100 keeps underflowed squares out.
+  // NaN/inf compare false and fall through.
+  if (gap > 0x1p-16f * big && big >= 0x1p-100f) return d2 < s2;
+  const double ex = static_cast<double>(xi) - static_cast<double>(xj);
+  const double ey = static_cast<double>(yi) - static_cast<double>(yj);
+  const double ez = static_cast<double>(zi) - static_cast<double>(zj);
+  const double es = static_cast<double>(ri) + static_cast<double>(rj);
+  return ex * ex + ey * ey + ez * ez < es * es;
+}
+
+namespace impl {
+
+/// Counters are unsigned long long: CUDA has native 64-bit atomics only for it.
+using counter_t = unsigned long long;
+/// Counters of count and intflags: 256, 8 apart (64 bytes: no false sharing on hosts).
+constexpr int count_slots = 256;
+constexpr int slot_stride = 8;
+
+enum class Mode : int { count, flags, intflags, row_count, append };
+
+KOKKOS_FORCEINLINE_FUNCTION bool finite(float x) { return x - x == 0.0f; }  // NaN and inf give NaN
+
+template <class MemorySpace>
+struct Buffers {
+  ConstSpheres<MemorySpace> s;
+  Mode mode = Mode::count;
+  Kokkos::View<counter_t*, MemorySpace> slots;           ///< count, intflags
+  Kokkos::View<std::uint32_t*, MemorySpace> words;       ///< flags
+  Kokkos::View<std::int32_t*, MemorySpace> ints;         ///< intflags
+  Kokkos::View<counter_t*, MemorySpace> rows;            ///< row_count: per-row count; append: per-row cursor
+  Kokkos::View<const index_t*, MemorySpace> row_offset;  ///< append: n + 1 exclusive offsets
+  Kokkos::View<index_t*, MemorySpace> keys;              ///< append: packed indices
+  Kokkos::View<int, MemorySpace> overflow;               ///< append: set when a row's segment would overflow
+
+  KOKKOS_FORCEINLINE_FUNCTION bool hit(index_t i, index_t j) const {
+    return collides(s(i, 0), s(i, 1), s(i, 2), s(i, 3), s(j, 0), s(j, 1), s(j, 2), s(j, 3));
+  }
+  /// Reserves one slot of row i's segment; -1 (and the overflow flag) when full.
+  KOKKOS_FORCEINLINE_FUNCTION index_t reserve(index_t i) const {
+    const counter_t pos = Kokkos::atomic_fetch_add(&rows(i), counter_t(1));
+    if (static_cast<index_t>(pos) >= row_offset(i + 1) - row_offset(i)) {
+      overflow() = 1;
+      return -1;
+    }
+    return row_offset(i) + static_cast<index_t>(pos);
+  }
+  /// What both kernels do with the test of pair (i, j), packed index p. Only
+  /// colliding pairs cost an atomic (a few percent of the pairs): cheaper on a
+  /// GPU than any reduction, since a block holds one pair per thread and a
+  /// reduction's shuffles and barriers would be paid by every pair.
+  KOKKOS_FORCEINLINE_FUNCTION void apply(index_t i, index_t j, index_t p, bool h) const {
+    switch (mode) {
+      case Mode::count:
+        if (h) Kokkos::atomic_add(&slots(((i + j) & (count_slots - 1)) * slot_stride), counter_t(1));
+        break;
+      case Mode::flags:
+        if (h) Kokkos::atomic_fetch_or(&words(p >> 5), std::uint32_t(1) << (p & 31));
+        break;
+      case Mode::intflags:
+        ints(p) = h ? 1 : 0;
+        // Counted as for Mode::count: cheaper than reading the T(n - 1) ints back.
+        if (h) Kokkos::atomic_add(&slots(((i + j) & (count_slots - 1)) * slot_stride), counter_t(1));
+        break;
+      case Mode::row_count:
+        if (h) Kokkos::atomic_add(&rows(i), counter_t(1));
+        break;
+      case Mode::append:
+        if (h) {
+          const index_t at = reserve(i);
+          if (at >= 0) keys(at) = p;
+        }
+        break;
+    }
+  }
+};
+
+/// Element kernel: any map, both spheres from global memory.
+template <class MemorySpace>
+struct ElementKernel {
+  Buffers<MemorySpace> b;
+  KOKKOS_FUNCTION void operator()(const index_t i, const index_t j) const { b.apply(i, j, pair_index(i, j), b.hit(i, j)); }
+};
+
+/// Tile kernel: block-space maps; the block's spheres are staged in team scratch.
+template <class ExecSpace>
+struct TileKernel {
+  using memory_space = typename ExecSpace::memory_space;
+  using Scratch =
+      Kokkos::View<float**, Kokkos::LayoutRight, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+
+  Buffers<memory_space> b;
+  int rho;
+  int rho_log2;  ///< rho = 2^rho_log2: the staging index math uses shifts, not divisions
+
+  TileKernel(const Buffers<memory_space>& b_, int rho_) : b(b_), rho(rho_), rho_log2(rho_ == 8 ? 3 : rho_ == 16 ? 4 : 5) {}
+
+  /// Rows 0-3: x, y, z, r of the block's row spheres; rows 4-7: of its column spheres.
+  static std::size_t scratch_bytes(int rho_) { return Scratch::shmem_size(8, rho_); }
+
+  KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team, const Tile& t) const {
+    const Scratch sh(team.team_scratch(0), 8, rho);
+    // Coalesced: consecutive q read consecutive floats of the (n x 4) rows.
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, 8 * rho), [&](const int q) {
+      const int side = q >> (rho_log2 + 2), k = (q >> 2) & (rho - 1), c = q & 3;
+      const int len = side == 0 ? t.rows : t.cols;
+      const index_t base = side == 0 ? t.i0 : t.j0;
+      sh(4 * side + c, k) = k < len ? b.s(base + k, c) : 0.0f;
+    });
+    team.team_barrier();
+    for_each_in_tile(team, t, [&](const int ti, const int tj) {
+      const index_t i = t.i0 + ti, j = t.j0 + tj;
+      b.apply(i, j, pair_index(i, j),
+              collides(sh(0, ti), sh(1, ti), sh(2, ti), sh(3, ti), sh(4, tj), sh(5, tj), sh(6, tj), sh(7, tj)));
+    });
+  }
+};
+
+// ---- small host-launched helpers (functors: usable from any calling context) --
+
+template <class MemorySpace>
+struct FirstBadSphere {
+  ConstSpheres<MemorySpace> s;
+  KOKKOS_FUNCTION void operator()(const index_t i, index_t& first) const {
+    const bool ok = finite(s(i, 0)) && finite(s(i, 1)) && finite(s(i, 2)) && finite(s(i, 3)) && s(i, 3) >= 0.0f;
+    if (!ok && i < first) first = i;
+  }
+};
+
+template <class MemorySpace>
+struct SumCounters {
+  Kokkos::View<const counter_t*, MemorySpace> c;
+  KOKKOS_FUNCTION void operator()(const index_t k, index_t& sum) const { sum += static_cast<index_t>(c(k)); }
+};
+
+template <class MemorySpace>
+struct PopcountWords {
+  Kokkos::View<const std::uint32_t*, MemorySpace> w;
+  KOKKOS_FUNCTION void operator()(const index_t k, index_t& sum) const {
+    std::uint32_t v = w(k);  // SWAR popcount: portable to device code
+    v = v - ((v >> 1) & 0x55555555u);
+    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+    v = (v + (v >> 4)) & 0x0f0f0f0fu;
+    sum += static_cast<index_t>((v * 0x01010101u) >> 24);
+  }
+};
+
+/// row_offset(i) = sum of rows(0 .. i - 1), i = 0 .. n (n + 1 entries).
+template <class MemorySpace>
+struct RowOffsets {
+  Kokkos::View<const counter_t*, MemorySpace> rows;
+  Kokkos::View<index_t*, MemorySpace> offset;
+  index_t n;
+  KOKKOS_FUNCTION void operator()(const index_t i, index_t& acc, const bool last) const {
+    if (last) offset(i) = acc;
+    if (i < n) acc += static_cast<index_t>(rows(i));
+  }
+};
+
+/// Rows whose cursor did not end exactly at their counted size.
+template <class MemorySpace>
+struct RowMismatches {
+  Kokkos::View<const counter_t*, MemorySpace> cursor;
+  Kokkos::View<const index_t*, MemorySpace> offset;
+  KOKKOS_FUNCTION void operator()(const index_t i, index_t& bad) const {
+    if (static_cast<index_t>(cursor(i)) != offset(i + 1) - offset(i)) ++bad;
+  }
+};
+
+/// Sorted packed indices -> (i, j) rows.
+template <class MemorySpace>
+struct ExpandPairs {
+  Kokkos::View<const index_t*, MemorySpace> keys;
+  PairList<MemorySpace> pairs;
+  KOKKOS_FUNCTION void operator()(const index_t k) const {
+    const index_t p = keys(k);
+    const index_t r = tri_root(p);  // p = T(i - 1) + j with j < i: r = i - 1
+    pairs(k, 0) = r + 1;
+    pairs(k, 1) = p - tri(r);
+  }
+};
+
+template <class ExecSpace>
+using range_t = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>;
+
+template <class ExecSpace, class Map>
+void launch(const ExecSpace& space, const Map& map, Kernel kernel, const Buffers<typename ExecSpace::memory_space>& b,
+            const char* what) {
+  const std::string label = std::string("tdmaps::collision::") + what + "::" + name(kernel) + "::" + Map::name;
+  if (kernel == Kernel::element) {
+    for_each_element(space, map, ElementKernel<typename ExecSpace::memory_space>{b}, label);
+    return;
+  }
+  if constexpr (tdmaps::impl::is_block_space<Map>) {
+    const int rho = map.domain.rho;
+    for_each_tile(space, map, TileKernel<ExecSpace>::scratch_bytes(rho), TileKernel<ExecSpace>(b, rho), label);
+  } else {
+    throw std::invalid_argument(std::string("tdmaps::collision: the tile kernel needs a block-space map; '") +
+                                Map::name + "' is a thread-space map (use the element kernel)");
+  }
+}
+
+template <class ExecSpace, class Functor>
+index_t sum(const ExecSpace& space, const char* label, index_t extent, const Functor& f) {
+  index_t total = 0;
+  Kokkos::parallel_reduce(label, range_t<ExecSpace>(space, 0, extent), f, total);  // blocks: total is on the host
+  return total;
+}
+
+template <class ExecSpace>
+void check_spheres(const ExecSpace& space, const ConstSpheres<typename ExecSpace::memory_space>& s) {
+  using mem = typename ExecSpace::memory_space;
+  const index_t n = static_cast<index_t>(s.extent(0));
+  if (n == 0) return;
+  index_t first = n;
+  Kokkos::parallel_reduce("tdmaps::collision::check_spheres", range_t<ExecSpace>(space, 0, n), FirstBadSphere<mem>{s},
+                          Kokkos::Min<index_t>(first));
+  if (first >= n) return;
+  float row[4];
+  Kokkos::View<float[4], Kokkos::HostSpace, Kokkos::MemoryUnmanaged> h(row);
+  Kokkos::deep_copy(space, h, Kokkos::subview(s, first, Kokkos::ALL));
+  space.fence();
+  throw std::invalid_argument("tdmaps::collision: sphere row " + std::to_string(first) + ": " + check_sphere(row));
+}
+
+template <class ExecSpace, class Map>
+index_t pair_list(const ExecSpace& space, const Map& map, Kernel kernel, Buffers<typename ExecSpace::memory_space> b,
+                  Output<typename ExecSpace::memory_space>& out) {
+  using mem = typename ExecSpace::memory_space;
+  const index_t n = map.domain.n;
+  // Pass 1: colliding pairs per row.
+  b.rows = Kokkos::View<counter_t*, mem>(Kokkos::view_alloc(space, "tdmaps::collision::row_count"), n);
+  b.mode = Mode::row_count;
+  launch(space, map, kernel, b, "pairs_count");
+  Kokkos::View<index_t*, mem> offset(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tdmaps::collision::row_offset"),
+                                     n + 1);
+  index_t k = 0;
+  Kokkos::parallel_scan("tdmaps::collision::row_offset", range_t<ExecSpace>(space, 0, n + 1),
+                        RowOffsets<mem>{b.rows, offset, n}, k);
+  space.fence();
+  if (out.max_pairs >= 0 && k > out.max_pairs)
+    throw std::length_error("tdmaps::collision: " + std::to_string(k) + " colliding pairs exceed the cap of " +
+                            std::to_string(out.max_pairs) + " (Output::max_pairs); nothing was written");
+  b.row_offset = offset;
+  b.keys = Kokkos::View<index_t*, mem>(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tdmaps::collision::keys"), k);
+  b.overflow = Kokkos::View<int, mem>(Kokkos::view_alloc(space, "tdmaps::collision::overflow"));
+  // Pass 2: each row's pairs into its segment. The passes evaluate the same
+  // predicate, so they agree; should they not (a miscompiled or nondeterministic
+  // predicate), the mismatch is caught here, never written past a segment.
+  for (int attempt = 0; k > 0; ++attempt) {
+    Kokkos::deep_copy(space, b.rows, counter_t(0));
+    Kokkos::deep_copy(space, b.overflow, 0);
+    b.mode = Mode::append;
+    launch(space, map, kernel, b, "pairs_write");
+    space.fence();
+    int overflow = 0;
+    Kokkos::deep_copy(overflow, b.overflow);
+    const index_t bad = sum(space, "tdmaps::collision::pairs_check", n, RowMismatches<mem>{b.rows, offset});
+    if (overflow == 0 && bad == 0) break;
+    if (attempt == 1)
+      throw std::runtime_error("tdmaps::collision: the pair list's two passes disagree on " + std::to_string(bad) +
+                               " rows twice in a row; refusing to return a truncated or padded list");
+  }
+  // Rows are in order already; the sort orders j within each row (the blocks of
+  // a row reserve their pieces in any order). Kokkos::sort runs on the View's
+  // default execution space instance: fence around it.
+  space.fence();
+  if (k > 1) {
+    Kokkos::sort(b.keys);
+    ExecSpace().fence();
+  }
+  out.pairs = PairList<mem>(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tdmaps::collision::pairs"), k);
+  Kokkos::parallel_for("tdmaps::collision::expand_pairs", range_t<ExecSpace>(space, 0, k),
+                       ExpandPairs<mem>{b.keys, out.pairs});
+  space.fence();
+  return k;
+}
+
+}  // namespace impl
+
+/// Tests every pair j < i of `spheres` under `map` (Triangle::strict_lower,
+/// n = spheres.extent(0)) with `kernel`, fills out's View for `result`, and
+/// returns the number of colliding pairs. Fences `space` before returning.
+template <class ExecSpace, class Map>
+index_t collide(const ExecSpace& space, const ConstSpheres<typename ExecSpace::memory_space>& spheres, const Map& map,
+                Result result, Kernel kernel, Output<typename ExecSpace::memory_space>& out) {
+  using mem = typename ExecSpace::memory_space;
+  const index_t n = static_cast<index_t>(spheres.extent(0));
+  if (map.domain.triangle != Triangle::strict_lower)
+    throw std::invalid_argument(std::string("tdmaps::collision: map '") + Map::name +
+                                "' covers the lower triangle with its diagonal; collisions need Triangle::strict_lower (j < i)");
+  if (map.domain.n != n)
+    throw std::invalid_argument(std::string("tdmaps::collision: map '") + Map::name + "' has n = " +
+                                std::to_string(map.domain.n) + " but spheres has " + std::to_string(n) + " rows");
+  if (kernel == Kernel::tile && !tdmaps::impl::is_block_space<Map>)
+    throw std::invalid_argument(std::string("tdmaps::collision: the tile kernel needs a block-space map; '") +
+                                Map::name + "' is a thread-space map (use the element kernel)");
+  if (result == Result::flags && static_cast<index_t>(out.flags.extent(0)) != flag_words(n))
+    throw std::invalid_argument("tdmaps::collision: flags has " + std::to_string(out.flags.extent(0)) + " words; n = " +
+                                std::to_string(n) + " spheres need flag_words(n) = " + std::to_string(flag_words(n)));
+  if (result == Result::intflags && static_cast<index_t>(out.intflags.extent(0)) != pair_count(n))
+    throw std::invalid_argument("tdmaps::collision: intflags has " + std::to_string(out.intflags.extent(0)) +
+                                " entries; n = " + std::to_string(n) + " spheres need pair_count(n) = " +
+                                std::to_string(pair_count(n)));
+  impl::check_spheres(space, spheres);
+
+  impl::Buffers<mem> b;
+  b.s = spheres;
+  index_t total = 0;
+  switch (result) {
+    case Result::count:
+    case Result::intflags: {
+      b.slots = Kokkos::View<impl::counter_t*, mem>(Kokkos::view_alloc(space, "tdmaps::collision::count_slots"),
+                                                    impl::count_slots * impl::slot_stride);
+      b.ints = out.intflags;
+      b.mode = result == Result::count ? impl::Mode::count : impl::Mode::intflags;
+      if (n > 1) impl::launch(space, map, kernel, b, result == Result::count ? "count" : "intflags");
+      total = impl::sum(space, "tdmaps::collision::count_sum", impl::count_slots * impl::slot_stride,
+                        impl::SumCounters<mem>{b.slots});
+      break;
+    }
+    case Result::flags:
+      b.words = out.flags;
+      Kokkos::deep_copy(space, b.words, std::uint32_t(0));  // then only set bits are written
+      b.mode = impl::Mode::flags;
+      if (n > 1) impl::launch(space, map, kernel, b, "flags");
+      total = impl::sum(space, "tdmaps::collision::flags_popcount", flag_words(n), impl::PopcountWords<mem>{b.words});
+      break;
+    case Result::pairs:
+      total = impl::pair_list(space, map, kernel, b, out);
+      break;
+  }
+  space.fence();
+  return total;
+}
+
+/// collide() for Result::count alone.
+template <class ExecSpace, class Map>
+index_t count(const ExecSpace& space, const ConstSpheres<typename ExecSpace::memory_space>& spheres, const Map& map,
+              Kernel kernel = Kernel::tile) {
+  Output<typename ExecSpace::memory_space> none;
+  return collide(space, spheres, map, Result::count, kernel, none);
+}
+
+}  // namespace collision
+}  // namespace tdmaps
+
+#endif

@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+"""CLI test of tdmaps-collide against a numpy brute force.
+
+Usage: test_cli.py PATH/TO/tdmaps-collide
+
+Checks, on data generated here (fixed seeds, centres and radii on the 2^-24
+grid, where fp64 is exact), that the count, the pair list, the bit flags and
+the int flags equal a numpy brute force for several maps, kernels and block
+sides, 1-D and 3-D, .npy (float32 and float64) and .csv input; that --random
+with --save-input agrees with the brute force on the saved spheres; and that
+bad input and options exit non-zero with a message and leave no output file
+(and no temporary file) behind.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+EXE = None
+PASSED = 0
+FAILED = 0
+GRID = float(2 ** 24)
+
+
+def check(cond, what):
+    global PASSED, FAILED
+    if cond:
+        PASSED += 1
+    else:
+        FAILED += 1
+        print("FAIL:", what, flush=True)
+
+
+def run(args, env_extra=None):
+    env = dict(os.environ)
+    env.setdefault("OMP_PROC_BIND", "false")
+    env.setdefault("OMP_NUM_THREADS", "2")
+    if env_extra:
+        env.update(env_extra)
+    p = subprocess.run([EXE] + [str(a) for a in args], capture_output=True, text=True, env=env, timeout=300)
+    return p.returncode, p.stdout, p.stderr
+
+
+def spheres(n, dims, rmin, rmax, seed):
+    """(n, dims + 1) float64 on the 2^-24 grid: centres in [0, 1), radii in [rmin, rmax]."""
+    rng = np.random.default_rng(seed)
+    c = rng.integers(0, 2 ** 24, size=(n, dims)) / GRID
+    r = rng.integers(int(np.ceil(rmin * GRID)), int(np.floor(rmax * GRID)) + 1, size=(n, 1)) / GRID
+    return np.hstack([c, r])
+
+
+def brute_force(s):
+    """Boolean mask over the strict lower triangle, row-major (np.tril_indices(n, -1) order)."""
+    s = np.asarray(s, dtype=np.float64)
+    n, cols = s.shape
+    c, r = s[:, : cols - 1], s[:, cols - 1]
+    i, j = np.tril_indices(n, -1)
+    d = np.sqrt(((c[i] - c[j]) ** 2).sum(axis=1))
+    return d < r[i] + r[j], i, j
+
+
+def count_of(stdout):
+    for line in stdout.splitlines():
+        if line.startswith("count: "):
+            return int(line.split()[1])
+    return None
+
+
+def check_results(tmp, path, s, label, extra):
+    mask, ii, jj = brute_force(s)
+    want = int(mask.sum())
+    # count (text) and count (--json)
+    rc, out, err = run(["--input", path] + extra)
+    check(rc == 0 and count_of(out) == want, f"{label}: count {count_of(out)} != {want} (rc {rc}, {err.strip()})")
+    rc, out, err = run(["--input", path, "--json"] + extra)
+    try:
+        j = json.loads(out)
+        check(rc == 0 and j["count"] == want and j["n"] == len(s), f"{label}: --json {out.strip()}")
+    except ValueError:
+        check(False, f"{label}: --json printed no JSON: {out!r} {err!r}")
+    # pairs
+    o = os.path.join(tmp, "pairs.npy")
+    rc, out, err = run(["--input", path, "--result", "pairs", "--output", o] + extra)
+    ok = rc == 0 and os.path.exists(o)
+    if ok:
+        p = np.load(o)
+        expect = np.stack([ii[mask], jj[mask]], axis=1)
+        ok = p.dtype == np.int64 and p.shape == (want, 2) and np.array_equal(p, expect)
+    check(ok, f"{label}: pair list differs from the brute force (rc {rc}, {err.strip()})")
+    # bit flags
+    o = os.path.join(tmp, "flags.npy")
+    rc, out, err = run(["--input", path, "--result", "flags", "--output", o] + extra)
+    ok = rc == 0 and os.path.exists(o)
+    if ok:
+        w = np.load(o)
+        bits = np.unpackbits(w.view(np.uint8), bitorder="little")
+        ok = (w.dtype == np.uint32 and w.shape == ((len(mask) + 31) // 32,) and
+              np.array_equal(bits[: len(mask)].astype(bool), mask) and not bits[len(mask):].any())
+    check(ok, f"{label}: bit flags differ from the brute force (rc {rc}, {err.strip()})")
+    # int flags
+    o = os.path.join(tmp, "intflags.npy")
+    rc, out, err = run(["--input", path, "--result", "intflags", "--output", o] + extra)
+    ok = rc == 0 and os.path.exists(o)
+    if ok:
+        f = np.load(o)
+        ok = f.dtype == np.int32 and f.shape == (len(mask),) and np.array_equal(f, mask.astype(np.int32))
+    check(ok, f"{label}: int flags differ from the brute force (rc {rc}, {err.strip()})")
+
+
+def expect_error(tmp, args, words, label):
+    """Non-zero exit, a message naming `words`, no output file, no temp file."""
+    out_path = os.path.join(tmp, "err_out.npy")
+    before = set(os.listdir(tmp))
+    rc, out, err = run([a.replace("@OUT", out_path) for a in args])
+    check(rc != 0, f"{label}: exit code {rc}, expected non-zero")
+    text = err.lower()
+    check(all(w.lower() in text for w in words), f"{label}: message {err.strip()!r} lacks {words}")
+    check(not os.path.exists(out_path), f"{label}: left an output file")
+    check(set(os.listdir(tmp)) == before, f"{label}: left files {sorted(set(os.listdir(tmp)) - before)}")
+
+
+def main():
+    global EXE
+    if len(sys.argv) != 2:
+        print(__doc__)
+        return 2
+    EXE = os.path.abspath(sys.argv[1])
+    with tempfile.TemporaryDirectory() as tmp:
+        combos = [["--map", "lambda", "--kernel", "tile", "--block", "32"],
+                  ["--map", "bb", "--kernel", "tile", "--block", "8"],
+                  ["--map", "rb", "--kernel", "element", "--block", "16"],
+                  ["--map", "rec", "--kernel", "tile", "--block", "16"],
+                  ["--map", "h", "--kernel", "tile", "--block", "8"],
+                  ["--map", "utm", "--kernel", "element"],
+                  ["--map", "lambda", "--sqrt", "newton", "--form", "eps", "--kernel", "element", "--block", "8"]]
+        # 3-D dense, float32 .npy; 3-D sparse-ish, float64 .npy; 1-D .csv.
+        s3 = spheres(300, 3, 0.05, 0.15, 11)
+        p3 = os.path.join(tmp, "s3.npy")
+        np.save(p3, s3.astype(np.float32))
+        for extra in combos:
+            check_results(tmp, p3, s3, "3-D f4 " + " ".join(extra), extra)
+        s3b = spheres(257, 3, 0.01, 0.05, 12)
+        p3b = os.path.join(tmp, "s3b.npy")
+        np.save(p3b, s3b)  # float64
+        check_results(tmp, p3b, s3b, "3-D f8", combos[0])
+        s1 = spheres(200, 1, 0.001, 0.004, 13)
+        p1 = os.path.join(tmp, "s1.csv")
+        np.savetxt(p1, s1, delimiter=",", fmt="%.17g", header="x, r")
+        for extra in (combos[0], combos[5]):
+            check_results(tmp, p1, s1, "1-D csv " + " ".join(extra), extra)
+        check_results(tmp, p1, s1, "1-D csv --dims 1", ["--dims", "1"])
+
+        # --random agrees with the brute force on the spheres it saves.
+        for dims, density in ((3, "dense"), (1, "sparse"), (3, "sparse")):
+            saved = os.path.join(tmp, "saved.npy")
+            pairs = os.path.join(tmp, "rpairs.npy")
+            rc, out, err = run(["--random", 1000, "--dims", dims, "--density", density, "--seed", 5,
+                                "--save-input", saved, "--result", "pairs", "--output", pairs])
+            ok = rc == 0
+            if ok:
+                s = np.load(saved)
+                mask, ii, jj = brute_force(s)
+                p = np.load(pairs)
+                ok = (s.shape == (1000, dims + 1) and s.dtype == np.float32 and count_of(out) == mask.sum() and
+                      np.array_equal(p, np.stack([ii[mask], jj[mask]], axis=1)))
+            check(ok, f"--random {dims}-D {density}: differs from the brute force of --save-input (rc {rc}, {err})")
+        rc, out, err = run(["--random", 1000, "--rmin", 0.02, "--rmax", 0.02, "--seed", 3, "--save-input",
+                            os.path.join(tmp, "fixed.npy")])
+        s = np.load(os.path.join(tmp, "fixed.npy")) if rc == 0 else None
+        check(rc == 0 and s is not None and np.all(s[:, 3] == np.float32(round(0.02 * GRID) / GRID)) and
+              count_of(out) == brute_force(s)[0].sum(), f"--rmin/--rmax: rc {rc} {err}")
+        a = run(["--random", 500, "--seed", 9])[1]
+        b = run(["--random", 500, "--seed", 9, "--map", "utm", "--kernel", "element", "--block", "8"])[1]
+        check(count_of(a) is not None and count_of(a) == count_of(b), "--random: same seed, different counts")
+
+        # n = 1 is allowed: 0 pairs, empty outputs.
+        one = os.path.join(tmp, "one.npy")
+        np.save(one, np.array([[0.5, 0.5, 0.5, 0.1]], dtype=np.float32))
+        o = os.path.join(tmp, "one_pairs.npy")
+        rc, out, err = run(["--input", one, "--result", "pairs", "--output", o])
+        check(rc == 0 and count_of(out) == 0 and np.load(o).shape == (0, 2), f"n = 1: rc {rc} {out} {err}")
+        os.remove(o)
+
+        # Error cases.
+        bad = spheres(20, 3, 0.05, 0.1, 14)
+        nan = bad.copy()
+        nan[3, 3] = np.nan
+        np.save(os.path.join(tmp, "nan.npy"), nan.astype(np.float32))
+        neg = bad.copy()
+        neg[7, 3] = -0.25
+        np.save(os.path.join(tmp, "neg.npy"), neg)
+        inf = bad.copy()
+        inf[2, 1] = np.inf
+        np.save(os.path.join(tmp, "inf.npy"), inf)
+        np.save(os.path.join(tmp, "int.npy"), (bad * 100).astype(np.int64))
+        np.save(os.path.join(tmp, "three.npy"), bad[:, :3])
+        np.save(os.path.join(tmp, "empty.npy"), np.zeros((0, 4), dtype=np.float32))
+        np.save(os.path.join(tmp, "ok.npy"), bad.astype(np.float32))
+        with open(os.path.join(tmp, "nan.csv"), "w") as f:
+            f.write("0.1,0.2,0.3,0.01\n0.4,0.5,0.6,nan\n")
+        T = lambda name: os.path.join(tmp, name)  # noqa: E731
+        cases = [
+            (["--random", "0", "--result", "pairs", "--output", "@OUT"], ["no spheres"], "n = 0 (--random)"),
+            (["--input", T("empty.npy"), "--result", "pairs", "--output", "@OUT"], ["0 rows"], "n = 0 (file)"),
+            (["--input", T("nan.npy"), "--result", "pairs", "--output", "@OUT"], ["row 3", "radius", "nan"], "NaN radius"),
+            (["--input", T("nan.csv"), "--result", "flags", "--output", "@OUT"], ["row 1", "radius"], "NaN radius (csv)"),
+            (["--input", T("neg.npy"), "--result", "flags", "--output", "@OUT"], ["row 7", "negative"], "negative radius"),
+            (["--input", T("inf.npy"), "--result", "flags", "--output", "@OUT"], ["row 2", "y"], "infinite y"),
+            (["--input", T("int.npy"), "--result", "pairs", "--output", "@OUT"], ["dtype", "<i8"], "wrong dtype"),
+            (["--input", T("three.npy"), "--result", "pairs", "--output", "@OUT"], ["3 columns"], "3 columns"),
+            (["--input", T("ok.npy"), "--dims", "1", "--result", "pairs", "--output", "@OUT"], ["--dims 1"], "dims mismatch"),
+            (["--input", T("missing.npy"), "--result", "pairs", "--output", "@OUT"], ["missing.npy"], "missing input"),
+            (["--random", "100", "--frobnicate", "--result", "pairs", "--output", "@OUT"], ["frobnicate"], "unknown flag"),
+            (["--random", "100", "--block", "7", "--result", "pairs", "--output", "@OUT"], ["--block", "7"], "--block 7"),
+            (["--random", "100", "--map", "nope", "--result", "pairs", "--output", "@OUT"], ["--map"], "unknown map"),
+            (["--random", "100", "--map", "utm", "--kernel", "tile", "--result", "pairs", "--output", "@OUT"],
+             ["thread-space"], "utm with the tile kernel"),
+            (["--random", "100", "--output", "@OUT"], ["--output needs"], "--output with --result count"),
+            (["--random", "100", "--result", "pairs", "--output", T("nodir/x.npy")], ["does not exist"], "missing dir"),
+            (["--random", "100", "--result", "pairs", "--output", T("x.txt")], [".npy"], "not .npy"),
+            (["--random", "100", "--input", T("ok.npy")], ["excludes"], "--random and --input"),
+            (["--random", "100", "--rmin", "0.1", "--rmax", "0.05"], ["rmin"], "rmin > rmax"),
+            (["--random", "100", "--rmin", "0.1"], ["--rmax"], "--rmin alone"),
+            (["--random", "100", "--rmin", "0.1", "--rmax", "2"], ["<= 1"], "rmax > 1"),
+            (["--random", "-5"], ["positive"], "negative n"),
+            (["--random", "2000000", "--result", "intflags", "--output", "@OUT"], ["intflags output", "needs", "free"],
+             "output larger than memory"),
+            (["--random", "100", "--repeat", "0"], ["--repeat"], "--repeat 0"),
+            ([], ["--random"], "no input"),
+        ]
+        for args, words, label in cases:
+            expect_error(tmp, args, words, label)
+        # A failing run leaves an existing output untouched.
+        keep = os.path.join(tmp, "keep.npy")
+        np.save(keep, np.arange(3))
+        before = open(keep, "rb").read()
+        rc, _, _ = run(["--input", T("nan.npy"), "--result", "pairs", "--output", keep])
+        check(rc != 0 and open(keep, "rb").read() == before, "a failing run changed an existing output file")
+        rc, out, _ = run(["--help"])
+        check(rc == 0 and "Examples:" in out and "--random" in out and "n = 1 is allowed" in out, "--help")
+
+    print(f"{PASSED} passed, {FAILED} failed")
+    return 0 if FAILED == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,336 @@
+// The collision app (apps/collision/collision.hpp) against an independent
+// oracle: a host fp64 nested loop over the strict lower triangle. Every result
+// (count, bit flags, pair list, int flags) of every map (tile kernel: the
+// block-space maps; element kernel: every map, UTM included) for rho 8/16/32,
+// 1-D and 3-D, dense and sparse radii, several n; outputs poisoned first.
+#include "oracle.hpp"
+
+#include "collision/collision.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace tc = tdmaps::collision;
+using tdmaps::index_t;
+using Space = TEST_EXECSPACE;
+using Mem = Space::memory_space;
+
+/// The oracle: which packed pairs collide, by the plain definition in fp64.
+struct Expected {
+  std::vector<std::uint8_t> mask;  ///< per packed pair (i, j), j < i
+  index_t count = 0;
+};
+
+Expected oracle(const std::vector<float>& s, int dims) {
+  const index_t n = static_cast<index_t>(s.size() / 4);
+  Expected e;
+  e.mask.assign(static_cast<std::size_t>(n > 1 ? n * (n - 1) / 2 : 0), 0);
+  std::size_t p = 0;
+  for (index_t i = 1; i < n; ++i) {
+    for (index_t j = 0; j < i; ++j, ++p) {
+      const double dx = double(s[4 * i]) - double(s[4 * j]);
+      const double dy = double(s[4 * i + 1]) - double(s[4 * j + 1]);
+      const double dz = double(s[4 * i + 2]) - double(s[4 * j + 2]);
+      const double reach = double(s[4 * i + 3]) + double(s[4 * j + 3]);
+      const bool hit = dims == 1 ? std::fabs(dx) < reach : std::sqrt(dx * dx + dy * dy + dz * dz) < reach;
+      e.mask[p] = hit ? 1 : 0;
+      e.count += hit ? 1 : 0;
+    }
+  }
+  return e;
+}
+
+template <class V>
+auto to_host(const V& v) {
+  return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+}
+
+/// Runs every Result of collide() for one map and kernel; "" when all agree
+/// with the oracle, else the first differences.
+template <class Map>
+std::string check_all_results(const tc::ConstSpheres<Mem>& spheres, const Map& map, tc::Kernel kernel,
+                              const Expected& e) {
+  std::ostringstream err;
+  const index_t n = static_cast<index_t>(spheres.extent(0));
+  const index_t np = tc::pair_count(n);
+  tc::Output<Mem> out;
+
+  // count
+  const index_t c = tc::collide(Space(), spheres, map, tc::Result::count, kernel, out);
+  if (c != e.count) err << "count " << c << " != " << e.count << "; ";
+
+  // bit flags, poisoned
+  out.flags = Kokkos::View<std::uint32_t*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "flags"),
+                                                static_cast<std::size_t>(tc::flag_words(n)));
+  Kokkos::deep_copy(Space(), out.flags, 0xA5A5A5A5u);
+  const index_t cf = tc::collide(Space(), spheres, map, tc::Result::flags, kernel, out);
+  if (cf != e.count) err << "flags count " << cf << " != " << e.count << "; ";
+  {
+    auto w = to_host(out.flags);
+    std::vector<std::uint32_t> want(static_cast<std::size_t>(tc::flag_words(n)), 0u);
+    for (index_t p = 0; p < np; ++p)
+      if (e.mask[static_cast<std::size_t>(p)]) want[static_cast<std::size_t>(p >> 5)] |= 1u << (p & 31);
+    int bad = 0;
+    for (std::size_t k = 0; k < want.size() && bad < 3; ++k)
+      if (w(k) != want[k]) {
+        err << "flag word " << k << " = " << std::hex << w(k) << " != " << want[k] << std::dec << "; ";
+        ++bad;
+      }
+  }
+
+  // int flags, poisoned
+  out.intflags = Kokkos::View<std::int32_t*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "intflags"),
+                                                  static_cast<std::size_t>(np));
+  Kokkos::deep_copy(Space(), out.intflags, -7);
+  const index_t ci = tc::collide(Space(), spheres, map, tc::Result::intflags, kernel, out);
+  if (ci != e.count) err << "intflags count " << ci << " != " << e.count << "; ";
+  {
+    auto f = to_host(out.intflags);
+    int bad = 0;
+    for (index_t p = 0; p < np && bad < 3; ++p)
+      if (f(p) != e.mask[static_cast<std::size_t>(p)]) {
+        err << "intflag " << p << " = " << f(p) << " != " << int(e.mask[static_cast<std::size_t>(p)]) << "; ";
+        ++bad;
+      }
+  }
+
+  // pair list: a stale, poisoned view of the wrong size must be replaced
+  out.pairs = tc::PairList<Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stale"), 3);
+  // (Execution-space deep copies throughout: a Serial test must not wake the
+  // default host space's threads.)
+  Kokkos::deep_copy(Space(), out.pairs, std::int64_t(-5));
+  const index_t cp = tc::collide(Space(), spheres, map, tc::Result::pairs, kernel, out);
+  if (cp != e.count) err << "pairs count " << cp << " != " << e.count << "; ";
+  if (static_cast<index_t>(out.pairs.extent(0)) != e.count) {
+    err << "pair list has " << out.pairs.extent(0) << " rows, want " << e.count << "; ";
+  } else {
+    auto pl = to_host(out.pairs);
+    index_t k = 0, p = 0;
+    int bad = 0;
+    for (index_t i = 1; i < n && bad < 3; ++i)
+      for (index_t j = 0; j < i && bad < 3; ++j, ++p)
+        if (e.mask[static_cast<std::size_t>(p)]) {
+          if (pl(k, 0) != i || pl(k, 1) != j) {
+            err << "pair " << k << " = (" << pl(k, 0) << "," << pl(k, 1) << ") != (" << i << "," << j << "); ";
+            ++bad;
+          }
+          ++k;
+        }
+  }
+  return err.str();
+}
+
+/// f(map, kernel) for each block-space map with the tile kernel and every map
+/// (UTM included) with the element kernel.
+template <class F>
+void for_each_map_and_kernel(index_t n, int rho, F&& f) {
+  const auto t = tdmaps::Triangle::strict_lower;
+  f(tdmaps::BoundingBoxMap(n, rho, t), tc::Kernel::tile);
+  f(tdmaps::LambdaMap<>(n, rho, t), tc::Kernel::tile);
+  f(tdmaps::RectangularBoxMap(n, rho, t), tc::Kernel::tile);
+  f(tdmaps::RecursiveMap(n, rho, t), tc::Kernel::tile);
+  f(tdmaps::HadoukenMap(n, rho, t), tc::Kernel::tile);
+  f(tdmaps::BoundingBoxMap(n, rho, t), tc::Kernel::element);
+  f(tdmaps::LambdaMap<>(n, rho, t), tc::Kernel::element);
+  f(tdmaps::RectangularBoxMap(n, rho, t), tc::Kernel::element);
+  f(tdmaps::RecursiveMap(n, rho, t), tc::Kernel::element);
+  f(tdmaps::HadoukenMap(n, rho, t), tc::Kernel::element);
+  f(tdmaps::UpperTriangularMap(n, rho, t), tc::Kernel::element);
+}
+
+void check_against_oracle(int dims, tc::Density density, std::uint64_t seed) {
+  const tc::RadiusRange radii = tc::default_radii(dims, density);
+  for (index_t n : {2, 3, 31, 32, 33, 100, 257, 1000}) {
+    const std::vector<float> host = tc::random_spheres_host(n, dims, radii, seed + static_cast<std::uint64_t>(n));
+    const Expected e = oracle(host, dims);
+    if (density == tc::Density::dense && n >= 100) {
+      ASSERT_GT(e.count, 0) << "dense radii should give collisions; n = " << n << ", seed = " << seed + n;
+    }
+    const tc::ConstSpheres<Mem> spheres = tc::to_device(Space(), host);
+    for (int rho : {8, 16, 32}) {
+      for_each_map_and_kernel(n, rho, [&](const auto& map, tc::Kernel kernel) {
+        const std::string err = check_all_results(spheres, map, kernel, e);
+        EXPECT_TRUE(err.empty()) << "map " << map.name << ", kernel " << tc::name(kernel) << ", dims " << dims << ", "
+                                 << tc::name(density) << ", n = " << n << ", rho = " << rho
+                                 << ", seed = " << seed + static_cast<std::uint64_t>(n) << ": " << err;
+      });
+    }
+  }
+}
+
+}  // namespace
+
+TEST(TEST_CATEGORY, collision_3d_dense_matches_oracle) { check_against_oracle(3, tc::Density::dense, 1001); }
+TEST(TEST_CATEGORY, collision_3d_sparse_matches_oracle) { check_against_oracle(3, tc::Density::sparse, 2002); }
+TEST(TEST_CATEGORY, collision_1d_dense_matches_oracle) { check_against_oracle(1, tc::Density::dense, 3003); }
+TEST(TEST_CATEGORY, collision_1d_sparse_matches_oracle) { check_against_oracle(1, tc::Density::sparse, 4004); }
+
+// Touching spheres do not collide; one grid step closer, they do. The centres
+// (0, 0, 0) and (0.375, 0.5, 0) are 0.625 apart exactly.
+TEST(TEST_CATEGORY, collision_touching_is_not_a_collision) {
+  const float step = 1.0f / 16777216.0f;
+  const std::vector<float> host = {
+      0.0f,   0.0f, 0.0f, 0.25f,          // 0
+      0.375f, 0.5f, 0.0f, 0.375f,         // 1: touches 0
+      0.0f,   0.0f, 0.625f, 0.375f + step,  // 2: overlaps 0 by one grid step
+      0.75f,  0.0f, 0.0f, 0.5f,           // 3: touches 0 (0.75 = 0.25 + 0.5)
+  };
+  const Expected e = oracle(host, 3);
+  // (1,0) touch: 0; (2,0) 0.625 < 0.625 + step: 1; (2,1) 0.884 vs 0.75 + step: 0;
+  // (3,0) touch: 0; (3,1) 0.625 vs 0.875: 1; (3,2) 0.976 vs 0.875 + step: 0.
+  ASSERT_EQ(e.mask, (std::vector<std::uint8_t>{0, 1, 0, 0, 1, 0}));
+  const tc::ConstSpheres<Mem> spheres = tc::to_device(Space(), host);
+  for_each_map_and_kernel(4, 8, [&](const auto& map, tc::Kernel kernel) {
+    EXPECT_EQ(check_all_results(spheres, map, kernel, e), "") << map.name << " " << tc::name(kernel);
+  });
+  // 1-D: intervals [0 +- 0.25] and [0.5 +- 0.25] touch; with one step more they overlap.
+  const std::vector<float> line = {0.0f, 0, 0, 0.25f, 0.5f, 0, 0, 0.25f, 0.5f, 0, 0, 0.25f + step};
+  const Expected e1 = oracle(line, 1);
+  ASSERT_EQ(e1.mask, (std::vector<std::uint8_t>{0, 1, 1}));
+  const tc::ConstSpheres<Mem> s1 = tc::to_device(Space(), line);
+  EXPECT_EQ(check_all_results(s1, tdmaps::LambdaMap<>(3, 8, tdmaps::Triangle::strict_lower), tc::Kernel::tile, e1), "");
+  EXPECT_EQ(check_all_results(s1, tdmaps::UpperTriangularMap(3, 8, tdmaps::Triangle::strict_lower), tc::Kernel::element, e1),
+            "");
+}
+
+// Every pair collides (all radii 1): the list holds all T(n - 1) pairs, in
+// order, with both kernels; a cap below the count throws instead of truncating.
+TEST(TEST_CATEGORY, collision_pair_list_never_truncates) {
+  const index_t n = 1000;
+  std::vector<float> host = tc::random_spheres_host(n, 3, {1.0, 1.0}, 77);
+  const Expected e = oracle(host, 3);
+  ASSERT_EQ(e.count, tc::pair_count(n));
+  const tc::ConstSpheres<Mem> spheres = tc::to_device(Space(), host);
+  const tdmaps::LambdaMap<> lambda(n, 32, tdmaps::Triangle::strict_lower);
+  EXPECT_EQ(check_all_results(spheres, lambda, tc::Kernel::tile, e), "");
+  EXPECT_EQ(check_all_results(spheres, tdmaps::UpperTriangularMap(n, 8, tdmaps::Triangle::strict_lower),
+                              tc::Kernel::element, e),
+            "");
+  tc::Output<Mem> out;
+  out.max_pairs = tc::pair_count(n) - 1;
+  EXPECT_THROW(tc::collide(Space(), spheres, lambda, tc::Result::pairs, tc::Kernel::tile, out), std::length_error);
+  EXPECT_EQ(out.pairs.extent(0), 0u) << "nothing may be written when the cap is exceeded";
+  out.max_pairs = tc::pair_count(n);
+  EXPECT_EQ(tc::collide(Space(), spheres, lambda, tc::Result::pairs, tc::Kernel::tile, out), tc::pair_count(n));
+  EXPECT_EQ(static_cast<index_t>(out.pairs.extent(0)), tc::pair_count(n));
+}
+
+TEST(TEST_CATEGORY, collision_no_pairs_for_n_0_and_1) {
+  for (index_t n : {0, 1}) {
+    const std::vector<float> host = tc::random_spheres_host(n, 3, tc::default_radii(3, tc::Density::dense), 5);
+    const tc::ConstSpheres<Mem> spheres = tc::to_device(Space(), host);
+    const Expected e = oracle(host, 3);
+    EXPECT_EQ(check_all_results(spheres, tdmaps::LambdaMap<>(n, 16, tdmaps::Triangle::strict_lower), tc::Kernel::tile, e),
+              "")
+        << "n = " << n;
+    EXPECT_EQ(check_all_results(spheres, tdmaps::UpperTriangularMap(n, 16, tdmaps::Triangle::strict_lower),
+                                tc::Kernel::element, e),
+              "")
+        << "n = " << n;
+  }
+}
+
+namespace {
+template <class Fn>
+std::string thrown_message(Fn&& fn) {
+  try {
+    fn();
+  } catch (const std::invalid_argument& ex) {
+    return ex.what();
+  }
+  return "(nothing thrown)";
+}
+}  // namespace
+
+TEST(TEST_CATEGORY, collision_rejects_bad_input_naming_it) {
+  const auto t = tdmaps::Triangle::strict_lower;
+  std::vector<float> host = tc::random_spheres_host(40, 3, tc::default_radii(3, tc::Density::dense), 9);
+  tc::Output<Mem> out;
+  {
+    std::vector<float> bad = host;
+    bad[4 * 17 + 3] = std::nanf("");
+    const tc::ConstSpheres<Mem> s = tc::to_device(Space(), bad);
+    const std::string m =
+        thrown_message([&] { tc::collide(Space(), s, tdmaps::LambdaMap<>(40, 8, t), tc::Result::count, tc::Kernel::tile, out); });
+    EXPECT_NE(m.find("row 17"), std::string::npos) << m;
+    EXPECT_NE(m.find("radius"), std::string::npos) << m;
+  }
+  {
+    std::vector<float> bad = host;
+    bad[4 * 5 + 3] = -0.5f;
+    bad[4 * 30 + 1] = INFINITY;
+    const tc::ConstSpheres<Mem> s = tc::to_device(Space(), bad);
+    const std::string m =
+        thrown_message([&] { tc::collide(Space(), s, tdmaps::BoundingBoxMap(40, 8, t), tc::Result::count, tc::Kernel::tile, out); });
+    EXPECT_NE(m.find("row 5"), std::string::npos) << m;
+    EXPECT_NE(m.find("negative"), std::string::npos) << m;
+  }
+  const tc::ConstSpheres<Mem> s = tc::to_device(Space(), host);
+  std::string m = thrown_message(
+      [&] { tc::collide(Space(), s, tdmaps::LambdaMap<>(41, 8, t), tc::Result::count, tc::Kernel::tile, out); });
+  EXPECT_NE(m.find("n = 41"), std::string::npos) << m;
+  EXPECT_NE(m.find("40 rows"), std::string::npos) << m;
+  m = thrown_message([&] {
+    tc::collide(Space(), s, tdmaps::LambdaMap<>(40, 8, tdmaps::Triangle::lower), tc::Result::count, tc::Kernel::tile, out);
+  });
+  EXPECT_NE(m.find("strict_lower"), std::string::npos) << m;
+  m = thrown_message(
+      [&] { tc::collide(Space(), s, tdmaps::UpperTriangularMap(40, 8, t), tc::Result::count, tc::Kernel::tile, out); });
+  EXPECT_NE(m.find("thread-space"), std::string::npos) << m;
+  out.flags = Kokkos::View<std::uint32_t*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "flags"),
+                                                static_cast<std::size_t>(tc::flag_words(40) + 1));
+  m = thrown_message([&] { tc::collide(Space(), s, tdmaps::LambdaMap<>(40, 8, t), tc::Result::flags, tc::Kernel::tile, out); });
+  EXPECT_NE(m.find("flags has 26 words"), std::string::npos) << m;
+  EXPECT_NE(m.find("= 25"), std::string::npos) << m;
+  out.intflags = Kokkos::View<std::int32_t*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "intflags"), 10);
+  m = thrown_message(
+      [&] { tc::collide(Space(), s, tdmaps::LambdaMap<>(40, 8, t), tc::Result::intflags, tc::Kernel::element, out); });
+  EXPECT_NE(m.find("intflags has 10 entries"), std::string::npos) << m;
+  EXPECT_NE(m.find("= 780"), std::string::npos) << m;
+}
+
+// The generator: deterministic per seed, on the 2^-24 grid, centres in
+// [0, 1), radii in range, y = z = 0 in 1-D, and the documented densities.
+TEST(TEST_CATEGORY, collision_random_spheres_as_documented) {
+  const double grid = 16777216.0;
+  for (int dims : {1, 3}) {
+    for (auto density : {tc::Density::dense, tc::Density::sparse}) {
+      const tc::RadiusRange r = tc::default_radii(dims, density);
+      const std::uint64_t seed = 42;
+      const auto a = tc::random_spheres_host(2000, dims, r, seed);
+      EXPECT_EQ(a, tc::random_spheres_host(2000, dims, r, seed));
+      EXPECT_NE(a, tc::random_spheres_host(2000, dims, r, seed + 1));
+      for (std::size_t i = 0; i < 2000; ++i) {
+        for (int c = 0; c < 4; ++c) {
+          const double v = a[4 * i + c];
+          ASSERT_EQ(v * grid, std::floor(v * grid)) << "off the grid: row " << i << " col " << c;
+          if (c < 3 && c >= dims) {
+            ASSERT_EQ(v, 0.0);
+          }
+          if (c < dims) {
+            ASSERT_TRUE(v >= 0 && v < 1) << v;
+          }
+          if (c == 3) {
+            ASSERT_TRUE(v >= r.r_min && v <= r.r_max) << v;
+          }
+        }
+      }
+      // The fraction of colliding pairs the header documents (within 25%).
+      const double documented = dims == 3 ? (density == tc::Density::dense ? 2.9e-2 : 2.9e-4)
+                                          : (density == tc::Density::dense ? 4.0e-2 : 4.0e-4);
+      const double p = double(oracle(a, dims).count) / double(tc::pair_count(2000));
+      EXPECT_NEAR(p, documented, 0.25 * documented) << "dims " << dims << " " << tc::name(density);
+    }
+  }
+  EXPECT_THROW(tc::random_spheres_host(10, 2, {0.1, 0.2}, 1), std::invalid_argument);
+  EXPECT_THROW(tc::random_spheres_host(10, 3, {0.2, 0.1}, 1), std::invalid_argument);
+  EXPECT_THROW(tc::random_spheres_host(10, 3, {0.1, 1.5}, 1), std::invalid_argument);
+  EXPECT_THROW(tc::random_spheres_host(-1, 3, {0.1, 0.2}, 1), std::invalid_argument);
+}
