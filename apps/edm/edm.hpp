@@ -1,0 +1,551 @@
+#ifndef TDMAPS_APPS_EDM_EDM_HPP
+#define TDMAPS_APPS_EDM_EDM_HPP
+
+// Euclidean distance matrix of n points in d dimensions on a tdmaps map.
+//
+//   tdmaps::edm::edm(space, points, out, map, layout[, kernel[, symmetric[, hints]]])
+//
+// points: Kokkos::View<Real**, LayoutRight> n x d (Real = float or double),
+// out: Kokkos::View<Real*> of output_size(layout, n) elements,
+// map: any tdmaps map over make_domain(n, rho, layout).
+//
+// Layouts (Layout::...):
+//   packed     lower triangle incl. diagonal, (i, j) at T(i) + j, j <= i;
+//              T(n) elements (the lambda order).
+//   condensed  SciPy's pdist / PyTorch's pdist order: the strict upper
+//              triangle row by row, pair (j, i) with j < i at
+//              n j - j (j + 1) / 2 + i - j - 1; n (n - 1) / 2 elements; no diagonal.
+//   full       n x n row-major; the lower triangle incl. diagonal is written,
+//              and the upper one too when symmetric = true (otherwise the
+//              upper triangle is left as it was).
+//
+// Kernels (Kernel::...):
+//   element    kernel(i, j) per pair, points read from global memory; runs
+//              under every map (UTM included).
+//   tile       one team per block: the block's rho row points and rho column
+//              points are staged in team scratch (struct-of-arrays), then every
+//              element of the block reads scratch only. Block-space maps only.
+//              Loop orientation follows the layout so stores are contiguous
+//              (lanes along j for packed/full, along i for condensed), and a
+//              condensed output takes the blocks in a sheared order so that
+//              consecutive blocks continue the same columns (TileKernel::
+//              condensed_order; about 4x faster on host than the map's order).
+//   gemm       |x|^2 + |y|^2 - 2 X X^T with KokkosBlas::gemm, in row panels
+//              (needs Kokkos Kernels: TDMAPS_EDM_HAVE_KOKKOSKERNELS). Loses
+//              accuracy for close points: the absolute error of the squared
+//              distance is about eps (|x|^2 + |y|^2), so the relative error of
+//              dist^2 grows like eps |x|^2 / dist^2 (eps = 2^-24 for fp32,
+//              2^-53 for fp64); the result is clamped at 0 before the sqrt.
+//   automatic  tile on block-space maps whose scratch fits (the fastest
+//              measured wherever it fits), else gemm when d >= gemm_min_dims
+//              and Kokkos Kernels is there, else element.
+//
+// The dimension d = 1..4 runs code specialised at compile time (template
+// int D; D = 0 is the run-time-d loop) selected by a kernel-uniform branch
+// inside one kernel instantiation, so each (map, Real, kernel) is compiled once.
+//
+// Non-finite inputs follow SciPy (direct formula, no special cases): a NaN
+// coordinate makes every distance of that point NaN (its diagonal entry too:
+// NaN - NaN); +-Inf gives Inf against finite points and NaN against a point
+// with an Inf of the same sign in the same coordinate (Inf - Inf). The gemm
+// path gives NaN where the direct formula gives NaN, and NaN or Inf where it
+// gives Inf (Inf - Inf inside |x|^2 + |y|^2 - 2 x.y).
+//
+// edm() launches on `space` and returns without fencing (the gemm path fences,
+// since Kokkos Kernels 3.4's gemm has no execution-space-instance argument).
+
+#include <tdmaps/tdmaps.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#if defined(TDMAPS_EDM_HAVE_KOKKOSKERNELS)
+#include <KokkosBlas3_gemm.hpp>
+#endif
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace tdmaps {
+namespace edm {
+
+enum class Layout { packed, condensed, full };
+enum class Kernel { element, tile, gemm, automatic };
+
+/// Kernel::automatic takes the tile kernel wherever it can (block-space map,
+/// scratch fits), else the gemm kernel from d = gemm_min_dims<ExecSpace>()
+/// on, else the element kernel: with Kokkos Kernels 3.4's own gemm (no
+/// vendor BLAS or cuBLAS TPL) the tile kernel was faster than gemm at every d
+/// where its scratch fits, on host and on the H100, and gemm beats the
+/// element kernel only from a backend-dependent d on. Measured (best of 5, ms,
+/// condensed):
+///
+/// host: 2-core development machine, OpenMP, n = 4096, block 16
+///     d        8    16    32    48    64    96   128   192   256
+///     tile    29    39   105   133   135   182     -     -     -   fp64
+///     element 27    46    74   147   171   291   384   657   941   fp64
+///     gemm    80    80   109   137   201   251   296   493   576   fp64
+///     tile    22    29    53   105    99   160   193   303     -   fp32
+///     gemm    86    86   120   171   234   265   328   587   699   fp32
+///   ("-": the tile's scratch, 2 rho d values, passes the 32 KiB host limit)
+/// H100: CUDA, n = 16384, fp32, block 16
+///     d       16    64   256
+///     tile   3.4   6.0  18.8
+///     element 2.6  18.8  74.3
+///     gemm   4.2   7.7  21.5
+///
+/// with: for d in ...; do for k in tile element gemm; do
+///         tdmaps-edm --random N --dims $d --kernel $k --block 16 --repeat 5 --json; done; done
+constexpr int host_gemm_min_dims = 96;
+constexpr int gpu_gemm_min_dims = 32;
+
+template <class ExecSpace>
+constexpr int gemm_min_dims() {
+  return is_gpu_space<ExecSpace>::value ? gpu_gemm_min_dims : host_gemm_min_dims;
+}
+
+inline bool has_gemm() {
+#if defined(TDMAPS_EDM_HAVE_KOKKOSKERNELS)
+  return true;
+#else
+  return false;
+#endif
+}
+
+inline const char* layout_name(Layout l) {
+  return l == Layout::packed ? "packed" : l == Layout::condensed ? "condensed" : "full";
+}
+inline const char* kernel_name(Kernel k) {
+  return k == Kernel::element ? "element" : k == Kernel::tile ? "tile" : k == Kernel::gemm ? "gemm" : "auto";
+}
+
+/// Number of output elements of a layout for n points.
+inline index_t output_size(Layout l, index_t n) {
+  if (l == Layout::packed) return tri(n);
+  if (l == Layout::condensed) return n > 0 ? tri(n - 1) : 0;
+  return n * n;
+}
+
+/// The triangle a layout needs: condensed skips the diagonal.
+inline Triangle layout_triangle(Layout l) { return l == Layout::condensed ? Triangle::strict_lower : Triangle::lower; }
+
+/// The domain of a map for an EDM of n points in this layout.
+inline Domain2 make_domain(index_t n, int rho, Layout l) { return Domain2(n, rho, layout_triangle(l)); }
+
+/// Position of pair (i, j), j < i, in the condensed (pdist) layout.
+KOKKOS_FORCEINLINE_FUNCTION index_t condensed_index(index_t n, index_t i, index_t j) {
+  return n * j - j * (j + 1) / 2 + i - j - 1;
+}
+
+namespace impl {
+
+template <class Real>
+KOKKOS_FORCEINLINE_FUNCTION Real sqrt_real(Real x) {
+  return Kokkos::Experimental::sqrt(x);
+}
+
+/// Squared distance of rows i and j of a LayoutRight n x d view; D > 0 fixes d.
+template <int D, class Real, class Points>
+KOKKOS_FORCEINLINE_FUNCTION Real sq_dist_rows(const Points& x, index_t i, index_t j, int d) {
+  const int dd = D > 0 ? D : d;
+  Real s = 0;
+  for (int k = 0; k < dd; ++k) {
+    const Real t = x(i, k) - x(j, k);
+    s += t * t;
+  }
+  return s;
+}
+
+/// Squared distance of two points staged struct-of-arrays: coordinate k of
+/// block-local point t at a[k * stride + t].
+template <int D, class Real>
+KOKKOS_FORCEINLINE_FUNCTION Real sq_dist_soa(const Real* a, int ta, const Real* b, int tb, int stride, int d) {
+  const int dd = D > 0 ? D : d;
+  Real s = 0;
+  for (int k = 0; k < dd; ++k) {
+    const Real t = a[k * stride + ta] - b[k * stride + tb];
+    s += t * t;
+  }
+  return s;
+}
+
+template <class Real, class MemorySpace>
+struct EdmData {
+  Kokkos::View<const Real**, Kokkos::LayoutRight, MemorySpace> x;
+  Kokkos::View<Real*, MemorySpace> out;
+  index_t n = 0;
+  int d = 0;
+  Layout layout = Layout::packed;
+  bool symmetric = false;
+
+  KOKKOS_FORCEINLINE_FUNCTION void store(index_t i, index_t j, Real v) const {
+    if (layout == Layout::packed) out(tri(i) + j) = v;
+    else if (layout == Layout::condensed) out(condensed_index(n, i, j)) = v;
+    else {
+      out(i * n + j) = v;
+      if (symmetric && i != j) out(j * n + i) = v;
+    }
+  }
+};
+
+/// Element kernel: one pair, points from global memory.
+template <class Real, class MemorySpace>
+struct ElementKernel {
+  EdmData<Real, MemorySpace> e;
+
+  template <int D>
+  KOKKOS_FORCEINLINE_FUNCTION Real dist(index_t i, index_t j) const {
+    return sqrt_real(sq_dist_rows<D, Real>(e.x, i, j, e.d));
+  }
+  KOKKOS_FUNCTION void operator()(index_t i, index_t j) const {
+    // A condensed output has no diagonal; a map over the full lower
+    // triangle may still hand it over.
+    if (e.layout == Layout::condensed && i == j) return;
+    Real v;
+    switch (e.d) {  // uniform over the launch
+      case 1: v = dist<1>(i, j); break;
+      case 2: v = dist<2>(i, j); break;
+      case 3: v = dist<3>(i, j); break;
+      case 4: v = dist<4>(i, j); break;
+      default: v = dist<0>(i, j); break;
+    }
+    e.store(i, j, v);
+  }
+};
+
+/// Tile kernel: stage the block's row and column points in team scratch,
+/// then compute the block from scratch.
+template <class ExecSpace, class Real>
+struct TileKernel {
+  using memory_space = typename ExecSpace::memory_space;
+  using scratch_view =
+      Kokkos::View<Real*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+  EdmData<Real, memory_space> e;
+  int rho = 8;
+
+  static std::size_t scratch_bytes(int rho, int d) {
+    return 2 * scratch_view::shmem_size(static_cast<std::size_t>(rho) * static_cast<std::size_t>(d));
+  }
+
+  template <class Member>
+  KOKKOS_FUNCTION void operator()(const Member& team, const Tile& mapped) const {
+    const Tile t = e.layout == Layout::condensed ? condensed_order(mapped) : mapped;
+    scratch_view rows(team.team_scratch(0), static_cast<std::size_t>(rho) * e.d);
+    scratch_view cols(team.team_scratch(0), static_cast<std::size_t>(rho) * e.d);
+    // Coalesced loads (consecutive e = (point, k) are consecutive in memory),
+    // struct-of-arrays stores (lanes of the compute loop read consecutively).
+    const int d = e.d;
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, t.rows * d), [&](const int q) {
+      const int p = q / d, k = q - p * d;
+      rows(k * rho + p) = e.x(t.i0 + p, k);
+    });
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, t.cols * d), [&](const int q) {
+      const int p = q / d, k = q - p * d;
+      cols(k * rho + p) = e.x(t.j0 + p, k);
+    });
+    team.team_barrier();
+    switch (d) {  // uniform over the launch
+      case 1: compute<1>(team, t, rows.data(), cols.data()); break;
+      case 2: compute<2>(team, t, rows.data(), cols.data()); break;
+      case 3: compute<3>(team, t, rows.data(), cols.data()); break;
+      case 4: compute<4>(team, t, rows.data(), cols.data()); break;
+      default: compute<0>(team, t, rows.data(), cols.data()); break;
+    }
+  }
+
+  /// Condensed output is column-major in our lower triangle: column j is
+  /// contiguous from i = j + 1 to n - 1. A row-major block order (lambda's,
+  /// BB's) would make each block write 32 short runs in 32 distant columns
+  /// (a TLB miss per run on host). The shear (bi, bj) -> (r, c) =
+  /// (nb - 1 - bi + bj, nb - 1 - bi) is a bijection of the block triangle
+  /// onto itself that turns "block row bi, bj = 0, 1, ..." into "block column
+  /// c, block rows r = c, c + 1, ...": consecutive omegas then continue the
+  /// same rho column streams. Every block is still visited exactly once.
+  KOKKOS_FORCEINLINE_FUNCTION Tile condensed_order(const Tile& m) const {
+    const index_t nb = (e.n + rho - 1) / rho;
+    const index_t bi = m.i0 / rho, bj = m.j0 / rho;
+    const index_t c = nb - 1 - bi, r = c + bj;
+    Tile t = m;
+    t.i0 = r * rho;
+    t.j0 = c * rho;
+    t.rows = static_cast<int>(e.n - t.i0 < rho ? e.n - t.i0 : rho);
+    t.cols = static_cast<int>(e.n - t.j0 < rho ? e.n - t.j0 : rho);
+    return t;
+  }
+
+  template <int D, class Member>
+  KOKKOS_FORCEINLINE_FUNCTION void compute(const Member& team, const Tile& t, const Real* r, const Real* c) const {
+    const index_t n = e.n;
+    if (e.layout == Layout::condensed) {
+      // Column j of the condensed matrix is contiguous in i: threads take
+      // columns, lanes take rows, so stores are unit-stride (coalesced on GPU,
+      // vectorised on host). Strict triangle: i > j, i.e. ti > j - i0.
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, t.cols), [&](const int tj) {
+        const index_t j = t.j0 + tj;
+        const index_t lo = j - t.i0 + 1;
+        const int begin = lo > 0 ? static_cast<int>(lo < t.rows ? lo : t.rows) : 0;
+        // (i0 + ti, j) is at base + ti for ti >= begin.
+        segment<D>(team, c, tj, r, begin, t.rows, condensed_index(n, t.i0, j), false, 0);
+      });
+    } else {
+      // Rows are contiguous in j for packed and full: threads take rows,
+      // lanes take columns. Lower triangle incl. diagonal: j <= i.
+      const bool full = e.layout == Layout::full;
+      const bool mirror = full && e.symmetric;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, t.rows), [&](const int ti) {
+        const index_t i = t.i0 + ti;
+        const index_t hi = i - t.j0 + 1;
+        const int end = hi < t.cols ? static_cast<int>(hi) : t.cols;
+        // The mirror (j0 + tj, i) of a full symmetric matrix is at j0 n + i + tj n;
+        // the diagonal is then written twice with the same value.
+        segment<D>(team, r, ti, c, 0, end, full ? i * n + t.j0 : tri(i) + t.j0, mirror, t.j0 * n + i);
+      });
+    }
+  }
+
+  /// out[base + v] = |var_v - fixed_f| for v in [begin, end) (staged points);
+  /// with `mirror` also out[mirror_base + v n].
+  template <int D, class Member>
+  KOKKOS_FORCEINLINE_FUNCTION void segment(const Member& team, const Real* fixed, int f, const Real* var, int begin,
+                                           int end, index_t base, bool mirror, index_t mirror_base) const {
+    const int stride = rho, d = e.d;
+    const index_t n = e.n;
+    Real* out = e.out.data();
+    if constexpr (D == 0 && !is_gpu_space<ExecSpace>::value) {
+      // Host, run-time d: coordinates in the outer loop and the lanes inside,
+      // so every pass is a unit-stride loop g++ vectorises (with the
+      // coordinate loop inside, the lane loop is not vectorised and the tile
+      // kernel falls behind the element kernel from d = 16 on). Same
+      // operations in the same order as sq_dist_soa: bit-identical results.
+      Real acc[32];  // rho <= 32
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, begin, end), [&](const int v) { acc[v] = Real(0); });
+      for (int k = 0; k < d; ++k) {
+        const Real fk = fixed[k * stride + f];
+        const Real* vk = var + k * stride;
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, begin, end), [&](const int v) {
+          const Real u = vk[v] - fk;
+          acc[v] += u * u;
+        });
+      }
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, begin, end), [&](const int v) {
+        const Real s = sqrt_real(acc[v]);
+        out[base + v] = s;
+        if (mirror) out[mirror_base + v * n] = s;
+      });
+    } else {
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, begin, end), [&](const int v) {
+        const Real s = sqrt_real(sq_dist_soa<D, Real>(var, v, fixed, f, stride, d));
+        out[base + v] = s;
+        if (mirror) out[mirror_base + v * n] = s;
+      });
+    }
+  }
+};
+
+#if defined(TDMAPS_EDM_HAVE_KOKKOSKERNELS)
+template <class ExecSpace, class Real>
+struct SquaredNorms {
+  Kokkos::View<const Real**, Kokkos::LayoutRight, typename ExecSpace::memory_space> x;
+  Kokkos::View<Real*, typename ExecSpace::memory_space> norms;
+  int d;
+  KOKKOS_FUNCTION void operator()(const index_t i) const {
+    Real s = 0;
+    for (int k = 0; k < d; ++k) s += x(i, k) * x(i, k);
+    norms(i) = s;
+  }
+};
+
+/// Turns a panel of G = -2 X_panel X^T into distances of the layout.
+/// Packed / full: team per panel row i, lanes over j <= i (contiguous stores).
+/// Condensed: team per column j, lanes over the panel's rows i > j
+/// (contiguous stores, strided reads of G).
+template <class ExecSpace, class Real>
+struct GemmToLayout {
+  using memory_space = typename ExecSpace::memory_space;
+  EdmData<Real, memory_space> e;
+  Kokkos::View<const Real*, memory_space> norms;
+  Kokkos::View<const Real**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> g;
+  index_t r0 = 0, r1 = 0;  ///< panel rows [r0, r1); g is (r1 - r0) x r1
+
+  KOKKOS_FORCEINLINE_FUNCTION Real value(index_t i, index_t j) const {
+    // Clamp cancellation below zero, but keep NaN (NaN < 0 is false).
+    const Real s = norms(i) + norms(j) + g(i - r0, j);
+    if (i == j) return norms(i) * Real(0);  // exact 0 (NaN for a NaN/Inf point, as the direct formula)
+    return sqrt_real(s < Real(0) ? Real(0) : s);
+  }
+  KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team) const {
+    const index_t q = team.league_rank();
+    if (e.layout == Layout::condensed) {
+      const index_t j = q;  // columns 0 .. r1 - 2
+      const index_t begin = r0 > j + 1 ? r0 : j + 1;
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, static_cast<int>(r1 - begin)), [&](const int k) {
+        const index_t i = begin + k;
+        e.out(condensed_index(e.n, i, j)) = value(i, j);
+      });
+    } else {
+      const index_t i = r0 + q;
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, static_cast<int>(i + 1)), [&](const int j) {
+        e.store(i, j, value(i, j));
+      });
+    }
+  }
+};
+
+template <class ExecSpace, class Real>
+void edm_gemm(const ExecSpace& space, const EdmData<Real, typename ExecSpace::memory_space>& e) {
+  using memory_space = typename ExecSpace::memory_space;
+  using device = Kokkos::Device<ExecSpace, memory_space>;
+  using unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+  const index_t n = e.n;
+  const int d = e.d;
+
+  Kokkos::View<Real*, memory_space> norms(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tdmaps::edm::gemm::norms"),
+                                         static_cast<std::size_t>(n));
+  Kokkos::parallel_for("tdmaps::edm::gemm::norms", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, n),
+                       SquaredNorms<ExecSpace, Real>{e.x, norms, d});
+
+  // Row panels keep the Gram buffer at most ~64 MiB (and never more than one
+  // n x n matrix): panel p holds rows [r0, r1) against columns [0, r1).
+  const index_t budget = (index_t(64) << 20) / static_cast<index_t>(sizeof(Real));
+  index_t panel = n > 0 ? budget / n : 1;
+  if (panel < 1) panel = 1;
+  if (panel > n) panel = n;
+  Kokkos::View<Real*, memory_space> buffer(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tdmaps::edm::gemm::panel"),
+                                          static_cast<std::size_t>(panel * n));
+  // Kokkos Kernels 3.4's gemm runs on the default instance of ExecSpace.
+  space.fence();
+  for (index_t r0 = 0; r0 < n; r0 += panel) {
+    const index_t r1 = r0 + panel < n ? r0 + panel : n;
+    Kokkos::View<const Real**, Kokkos::LayoutRight, device, unmanaged> a(e.x.data() + r0 * d, r1 - r0, d);
+    Kokkos::View<const Real**, Kokkos::LayoutRight, device, unmanaged> b(e.x.data(), r1, d);
+    Kokkos::View<Real**, Kokkos::LayoutRight, device, unmanaged> c(buffer.data(), r1 - r0, r1);
+    KokkosBlas::gemm("N", "T", Real(-2), a, b, Real(0), c);
+    ExecSpace().fence();
+    GemmToLayout<ExecSpace, Real> f{e, norms, c, r0, r1};
+    const index_t league = e.layout == Layout::condensed ? r1 - 1 : r1 - r0;
+    if (league > 0)
+      Kokkos::parallel_for("tdmaps::edm::gemm::to_layout", team_policy_t<ExecSpace>(space, static_cast<int>(league), Kokkos::AUTO),
+                           f);
+    space.fence();  // the next panel overwrites the buffer
+  }
+}
+#endif
+
+template <class ExecSpace, class Map, class Real>
+void run_tile(const ExecSpace& space, const Map& map, const EdmData<Real, typename ExecSpace::memory_space>& e,
+              const LaunchHints& hints) {
+  if constexpr (tdmaps::impl::is_block_space<Map>) {
+    TileKernel<ExecSpace, Real> k{e, map.domain.rho};
+    for_each_tile(space, map, TileKernel<ExecSpace, Real>::scratch_bytes(map.domain.rho, e.d), k,
+                  std::string("tdmaps::edm::tile::") + Map::name, hints);
+  } else {
+    (void)space;
+    (void)e;
+    (void)hints;
+    throw std::invalid_argument(std::string("tdmaps::edm: the tile kernel needs a block-space map; '") + Map::name +
+                                "' is a thread-space map (use the element kernel)");
+  }
+}
+
+}  // namespace impl
+
+/// Bytes of level-0 team scratch the tile kernel needs: rho row points and
+/// rho column points of d coordinates.
+template <class ExecSpace, class Real>
+std::size_t tile_scratch_bytes(int rho, int d) {
+  return impl::TileKernel<ExecSpace, Real>::scratch_bytes(rho, d);
+}
+
+/// Whether the tile kernel's scratch fits the backend (host: 32 KiB per team,
+/// so d <= 63 for fp64 at rho = 32; CUDA: 40 KiB, Kokkos 3.4's level-0 limit).
+template <class ExecSpace, class Real>
+bool tile_fits(int rho, int d) {
+  return tile_scratch_bytes<ExecSpace, Real>(rho, d) <=
+         static_cast<std::size_t>(team_policy_t<ExecSpace>::scratch_size_max(0));
+}
+
+/// Kernel::automatic resolved for a backend, map, precision, d and block
+/// side: the tile kernel where the map and the scratch allow it, else gemm
+/// from gemm_min_dims<ExecSpace>() on (with Kokkos Kernels), else the
+/// element kernel (measurements at gemm_min_dims).
+template <class ExecSpace, class Map, class Real>
+Kernel resolve_kernel(Kernel k, int d, int rho) {
+  if (k != Kernel::automatic) return k;
+  if (tdmaps::impl::is_block_space<Map> && tile_fits<ExecSpace, Real>(rho, d)) return Kernel::tile;
+  if (has_gemm() && d >= gemm_min_dims<ExecSpace>()) return Kernel::gemm;
+  return Kernel::element;
+}
+
+/// Distance matrix of `points` (n x d, LayoutRight) into `out` in `layout`,
+/// over the blocks of `map`. Throws std::invalid_argument on mismatched
+/// sizes, n = 0, d = 0, a map of the wrong domain, or an unavailable kernel.
+/// `hints` shape the GPU teams of the element and tile kernels (launch layer).
+template <class ExecSpace, class PointsView, class OutView, class Map>
+void edm(const ExecSpace& space, const PointsView& points, const OutView& out, const Map& map, Layout layout,
+         Kernel kind = Kernel::element, bool symmetric = false, const LaunchHints& hints = LaunchHints()) {
+  static_assert(Kokkos::is_view<PointsView>::value && PointsView::rank == 2, "tdmaps::edm: points must be a 2-D View");
+  static_assert(Kokkos::is_view<OutView>::value && OutView::rank == 1, "tdmaps::edm: out must be a 1-D View");
+  static_assert(std::is_same<typename PointsView::array_layout, Kokkos::LayoutRight>::value,
+                "tdmaps::edm: points must be LayoutRight (n x d, coordinates of a point contiguous)");
+  using Real = typename OutView::non_const_value_type;
+  static_assert(std::is_same<Real, float>::value || std::is_same<Real, double>::value,
+                "tdmaps::edm: Real is float or double");
+  static_assert(std::is_same<typename PointsView::non_const_value_type, Real>::value,
+                "tdmaps::edm: points and out must have the same value type");
+  static_assert(std::is_same<typename OutView::value_type, Real>::value, "tdmaps::edm: out must be writable");
+  using memory_space = typename ExecSpace::memory_space;
+  static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename PointsView::memory_space>::accessible &&
+                    Kokkos::SpaceAccessibility<ExecSpace, typename OutView::memory_space>::accessible,
+                "tdmaps::edm: points and out must be accessible from the execution space");
+
+  const index_t n = static_cast<index_t>(points.extent(0));
+  const index_t d = static_cast<index_t>(points.extent(1));
+  if (n == 0) throw std::invalid_argument("tdmaps::edm: no points (n = 0)");
+  if (d < 1) throw std::invalid_argument("tdmaps::edm: points have d = 0 dimensions");
+  if (d > (index_t(1) << 20)) throw std::invalid_argument("tdmaps::edm: d = " + std::to_string(d) + " is too large");
+  const index_t want = output_size(layout, n);
+  if (static_cast<index_t>(out.extent(0)) != want)
+    throw std::invalid_argument(std::string("tdmaps::edm: the ") + layout_name(layout) + " output of n = " +
+                                std::to_string(n) + " points has " + std::to_string(want) + " elements, out has " +
+                                std::to_string(out.extent(0)));
+  if (map.domain.n != n)
+    throw std::invalid_argument("tdmaps::edm: the map covers n = " + std::to_string(map.domain.n) + ", points have n = " +
+                                std::to_string(n));
+  if (layout != Layout::condensed && map.domain.triangle != Triangle::lower)
+    throw std::invalid_argument(std::string("tdmaps::edm: the ") + layout_name(layout) +
+                                " layout includes the diagonal; build the map over make_domain(n, rho, layout)");
+  if (symmetric && layout != Layout::full)
+    throw std::invalid_argument(std::string("tdmaps::edm: symmetric applies to the full layout only, not ") +
+                                layout_name(layout));
+
+  impl::EdmData<Real, memory_space> e;
+  e.x = points;
+  e.out = out;
+  e.n = n;
+  e.d = static_cast<int>(d);
+  e.layout = layout;
+  e.symmetric = symmetric;
+
+  switch (resolve_kernel<ExecSpace, Map, Real>(kind, e.d, map.domain.rho)) {
+    case Kernel::element:
+      for_each_element(space, map, impl::ElementKernel<Real, memory_space>{e},
+                       std::string("tdmaps::edm::element::") + Map::name, hints);
+      break;
+    case Kernel::tile: impl::run_tile(space, map, e, hints); break;
+    case Kernel::gemm:
+#if defined(TDMAPS_EDM_HAVE_KOKKOSKERNELS)
+      impl::edm_gemm(space, e);
+      break;
+#else
+      throw std::invalid_argument("tdmaps::edm: the gemm kernel needs Kokkos Kernels, which this build did not find");
+#endif
+    case Kernel::automatic: break;  // resolved above
+  }
+}
+
+}  // namespace edm
+}  // namespace tdmaps
+
+#endif

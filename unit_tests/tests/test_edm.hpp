@@ -1,0 +1,422 @@
+// EDM app kernels (apps/edm/edm.hpp) against a host fp64 nested-loop oracle:
+// every layout (packed, condensed, full lower-only and symmetric) x every map
+// (element kernel: BB, lambda rsqrt exact, RB, REC, UTM, H; tile kernel: the
+// block-space ones) x d in {1, 2, 3, 4, 7} x fp32/fp64 x n in {1, 2, 17, 33,
+// 100, 257}, block sides rotating over 8, 16, 32. Outputs are poisoned with a
+// sentinel first and every output element is compared, so an unwritten or
+// doubly-mapped element fails. Also: NaN/Inf propagation (SciPy semantics),
+// the gemm path (with an accuracy bound that reflects its cancellation), and
+// argument checks.
+//
+// The include path "edm/edm.hpp" comes from linking tdmaps::edm
+// (apps/edm/CMakeLists.txt); with the apps disabled there is nothing to test.
+#if __has_include("edm/edm.hpp")
+
+#include "edm/edm.hpp"
+#include "oracle.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using tdmaps::index_t;
+namespace edm = tdmaps::edm;
+using Space = TEST_EXECSPACE;
+using MemSpace = Space::memory_space;
+
+constexpr unsigned base_seed = 20261122u;
+constexpr double sentinel = -12345.0;  // distances are never negative
+
+template <class M>
+struct MapTag {
+  using type = M;
+};
+
+/// The maps under test, as types (an explicit list keeps the number of kernel
+/// instantiations down: with_map would also instantiate every lambda variant).
+template <class F>
+void for_each_test_map(bool block_space_only, F&& f) {
+  f(MapTag<tdmaps::BoundingBoxMap>{}, "bb");
+  f(MapTag<tdmaps::LambdaMap<tdmaps::SqrtRsqrt, tdmaps::Exact>>{}, "lambda_rsqrt");
+  f(MapTag<tdmaps::RectangularBoxMap>{}, "rb");
+  f(MapTag<tdmaps::RecursiveMap>{}, "rec");
+  f(MapTag<tdmaps::HadoukenMap>{}, "h");
+  if (!block_space_only) f(MapTag<tdmaps::UpperTriangularMap>{}, "utm");
+}
+
+struct Case {
+  index_t n;
+  int d;
+  int rho;
+  edm::Layout layout;
+  bool symmetric;
+  edm::Kernel kernel;
+  unsigned seed;
+  std::string map;
+
+  std::string text() const {
+    std::ostringstream s;
+    s << "map " << map << ", " << edm::kernel_name(kernel) << " kernel, " << edm::layout_name(layout)
+      << (symmetric ? " symmetric" : "") << ", n = " << n << ", d = " << d << ", rho = " << rho << ", seed = " << seed;
+    return s.str();
+  }
+};
+
+template <class Real>
+std::vector<Real> random_points(index_t n, int d, unsigned seed) {
+  std::mt19937_64 gen(seed);
+  // Signed coordinates of mixed magnitude, never all zero.
+  std::uniform_real_distribution<double> dist(-3.0, 5.0);
+  std::vector<Real> x(static_cast<std::size_t>(n * d));
+  for (auto& v : x) v = static_cast<Real>(dist(gen));
+  return x;
+}
+
+/// The oracle: fp64 nested loop over every output position of the layout;
+/// positions the kernel must not write keep the sentinel.
+template <class Real>
+std::vector<double> oracle(const std::vector<Real>& x, index_t n, int d, edm::Layout layout, bool symmetric) {
+  std::vector<double> ref(static_cast<std::size_t>(edm::output_size(layout, n)), sentinel);
+  auto dist = [&](index_t i, index_t j) {
+    double s = 0;
+    for (int k = 0; k < d; ++k) {
+      const double t = static_cast<double>(x[i * d + k]) - static_cast<double>(x[j * d + k]);
+      s += t * t;
+    }
+    return std::sqrt(s);
+  };
+  // SciPy's pdist order, written out independently of condensed_index:
+  // rows a of the strict upper triangle, one after the other.
+  index_t row_start = 0;
+  for (index_t a = 0; a < n; row_start += n - 1 - a, ++a)
+    for (index_t b = 0; b < n; ++b) {
+      if (layout == edm::Layout::condensed) {
+        if (a < b) ref[static_cast<std::size_t>(row_start + (b - a - 1))] = dist(a, b);
+      } else if (layout == edm::Layout::packed) {
+        if (b <= a) ref[static_cast<std::size_t>(a * (a + 1) / 2 + b)] = dist(a, b);
+      } else {
+        if (b <= a || symmetric) ref[static_cast<std::size_t>(a * n + b)] = dist(a, b);
+      }
+    }
+  return ref;
+}
+
+/// Empty when every element matches: sentinel exactly where nothing may be
+/// written, else |got - ref| <= tol * (ref + scale) (relative rounding of the
+/// d-term sum, plus an absolute part for the gemm path's cancellation).
+template <class Real>
+std::string compare(const std::vector<double>& ref, const Kokkos::View<Real*, MemSpace>& out, double rel,
+                    double abs_tol = 0) {
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+  if (h.extent(0) != ref.size()) return "output size " + std::to_string(h.extent(0)) + " != " + std::to_string(ref.size());
+  std::ostringstream msg;
+  int bad = 0;
+  for (std::size_t k = 0; k < ref.size(); ++k) {
+    const double g = static_cast<double>(h(k));
+    const double r = ref[k];
+    const bool ok = r == sentinel ? g == sentinel : (std::abs(g - r) <= rel * r + abs_tol);
+    if (!ok && bad++ < 5) msg << "[" << k << "] got " << g << " want " << r << "; ";
+  }
+  if (bad > 5) msg << "(" << bad << " mismatches)";
+  return msg.str();
+}
+
+template <class Real>
+Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> to_device(const std::vector<Real>& x, index_t n, int d) {
+  Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> v("tdmaps::test::edm::points", static_cast<std::size_t>(n),
+                                                       static_cast<std::size_t>(d));
+  Kokkos::deep_copy(v, Kokkos::View<const Real**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                           x.data(), static_cast<std::size_t>(n), static_cast<std::size_t>(d)));
+  return v;
+}
+
+template <class Real>
+Kokkos::View<Real*, MemSpace> poisoned_output(edm::Layout layout, index_t n) {
+  Kokkos::View<Real*, MemSpace> out("tdmaps::test::edm::out", static_cast<std::size_t>(edm::output_size(layout, n)));
+  Kokkos::deep_copy(out, static_cast<Real>(sentinel));
+  return out;
+}
+
+/// One case: run edm() on Map and compare with the oracle. Empty = pass.
+template <class Map, class Real>
+std::string run_case(const Case& c) {
+  const auto x = random_points<Real>(c.n, c.d, c.seed);
+  const auto dx = to_device(x, c.n, c.d);
+  auto out = poisoned_output<Real>(c.layout, c.n);
+  const Map map(edm::make_domain(c.n, c.rho, c.layout));
+  edm::edm(Space(), dx, out, map, c.layout, c.kernel, c.symmetric);
+  Space().fence();
+  const double eps = std::numeric_limits<Real>::epsilon();
+  return compare(oracle(x, c.n, c.d, c.layout, c.symmetric), out, 4.0 * (c.d + 2) * eps);
+}
+
+const std::vector<index_t>& sides() {
+  static const std::vector<index_t> s{1, 2, 17, 33, 100, 257};
+  return s;
+}
+const std::vector<int>& dims() {
+  static const std::vector<int> s{1, 2, 3, 4, 7};
+  return s;
+}
+
+struct LayoutCase {
+  edm::Layout layout;
+  bool symmetric;
+};
+const std::vector<LayoutCase>& layouts() {
+  static const std::vector<LayoutCase> s{{edm::Layout::packed, false},
+                                         {edm::Layout::condensed, false},
+                                         {edm::Layout::full, false},
+                                         {edm::Layout::full, true}};
+  return s;
+}
+
+template <class Real>
+void check_all(edm::Kernel kernel) {
+  int cases = 0;
+  for_each_test_map(kernel == edm::Kernel::tile, [&](auto tag, const char* name) {
+    using Map = typename decltype(tag)::type;
+    unsigned seed = base_seed;
+    int rot = 0;
+    for (const index_t n : sides())
+      for (const int d : dims()) {
+        const int rho = 8 << (rot++ % 3);  // 8, 16, 32 in turn
+        for (const auto& l : layouts()) {
+          const Case c{n, d, rho, l.layout, l.symmetric, kernel, ++seed, name};
+          const std::string err = run_case<Map, Real>(c);
+          EXPECT_EQ(err, "") << c.text();
+          ++cases;
+        }
+      }
+  });
+  EXPECT_GT(cases, 0);
+}
+
+}  // namespace
+
+TEST(TEST_CATEGORY, edm_element_fp32_matches_oracle) { check_all<float>(edm::Kernel::element); }
+TEST(TEST_CATEGORY, edm_element_fp64_matches_oracle) { check_all<double>(edm::Kernel::element); }
+TEST(TEST_CATEGORY, edm_tile_fp32_matches_oracle) { check_all<float>(edm::Kernel::tile); }
+TEST(TEST_CATEGORY, edm_tile_fp64_matches_oracle) { check_all<double>(edm::Kernel::tile); }
+
+// The condensed layout is SciPy's pdist order: pair (0, 1) first, then (0, 2),
+// ..., (0, n - 1), (1, 2), ... (a hand-checked small case on top of the oracle).
+TEST(TEST_CATEGORY, edm_condensed_is_pdist_order) {
+  // Points on a line at 0, 1, 3, 7: pdist = [1, 3, 7, 2, 6, 4].
+  const std::vector<double> x{0, 1, 3, 7};
+  auto out = poisoned_output<double>(edm::Layout::condensed, 4);
+  for (int kernel = 0; kernel < 2; ++kernel) {
+    const tdmaps::LambdaMap<> map(edm::make_domain(4, 8, edm::Layout::condensed));
+    edm::edm(Space(), to_device(x, 4, 1), out, map, edm::Layout::condensed,
+             kernel == 0 ? edm::Kernel::element : edm::Kernel::tile);
+    Space().fence();
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+    const double want[] = {1, 3, 7, 2, 6, 4};
+    for (int k = 0; k < 6; ++k) EXPECT_EQ(h(k), want[k]) << "k = " << k << ", kernel " << kernel;
+    EXPECT_EQ(edm::condensed_index(4, 1, 0), 0);
+    EXPECT_EQ(edm::condensed_index(4, 3, 0), 2);
+    EXPECT_EQ(edm::condensed_index(4, 2, 1), 3);
+    EXPECT_EQ(edm::condensed_index(4, 3, 2), 5);
+  }
+}
+
+namespace {
+
+/// NaN in a coordinate of point p: every distance involving p is NaN (its
+/// diagonal too), all others finite and right. Inf against a finite point is
+/// Inf; two points with +Inf in the same coordinate give NaN (Inf - Inf).
+template <class Real>
+void check_nonfinite(edm::Kernel kernel) {
+  const index_t n = 41;
+  const int d = 3;
+  auto x = random_points<Real>(n, d, base_seed + 7);
+  const Real nan = std::numeric_limits<Real>::quiet_NaN(), inf = std::numeric_limits<Real>::infinity();
+  x[5 * d + 1] = nan;
+  x[20 * d + 0] = inf;
+  x[33 * d + 0] = inf;
+  const auto dx = to_device(x, n, d);
+  for (const auto& l : layouts()) {
+    auto out = poisoned_output<Real>(l.layout, n);
+    const tdmaps::LambdaMap<> map(edm::make_domain(n, 8, l.layout));
+    edm::edm(Space(), dx, out, map, l.layout, kernel, l.symmetric);
+    Space().fence();
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+    const auto ref = oracle(x, n, d, l.layout, l.symmetric);  // fp64 arithmetic propagates the same way
+    int bad = 0, nans = 0, infs = 0;
+    for (std::size_t k = 0; k < ref.size(); ++k) {
+      const double g = static_cast<double>(h(k)), r = ref[k];
+      bool ok;
+      if (std::isnan(r)) {
+        ok = std::isnan(g);
+        ++nans;
+      } else if (std::isinf(r)) {
+        ok = g == r;
+        ++infs;
+      } else {
+        ok = r == sentinel ? g == sentinel : std::abs(g - r) <= 20 * std::numeric_limits<Real>::epsilon() * r;
+      }
+      if (!ok) ++bad;
+    }
+    EXPECT_EQ(bad, 0) << edm::layout_name(l.layout) << (l.symmetric ? " symmetric" : "") << ", "
+                      << edm::kernel_name(kernel);
+    // The oracle itself must see NaN (point 5 with everyone, 20 vs 33) and Inf.
+    EXPECT_GE(nans, static_cast<int>(n - 1)) << edm::layout_name(l.layout);
+    EXPECT_GT(infs, 0) << edm::layout_name(l.layout);
+  }
+}
+
+}  // namespace
+
+TEST(TEST_CATEGORY, edm_nan_and_inf_propagate_like_scipy) {
+  check_nonfinite<float>(edm::Kernel::element);
+  check_nonfinite<float>(edm::Kernel::tile);
+  check_nonfinite<double>(edm::Kernel::element);
+  check_nonfinite<double>(edm::Kernel::tile);
+}
+
+#if defined(TDMAPS_EDM_HAVE_KOKKOSKERNELS)
+namespace {
+
+/// gemm path: |x|^2 + |y|^2 - 2 x.y has an absolute error of about
+/// eps (|x|^2 + |y|^2) in the squared distance, so the distance may be off by
+/// sqrt(C eps (|x|^2 + |y|^2)) when it is small and by C eps (|x|^2 + |y|^2) /
+/// dist when large: the test bound is the larger of the relative rounding and
+/// sqrt(C eps max|x|^2), C = 8 (d + 2).
+template <class Real>
+void check_gemm() {
+  int cases = 0;
+  for (const index_t n : {1, 2, 17, 100, 257})
+    for (const int d : {1, 3, 7, 40}) {
+      const unsigned seed = base_seed + static_cast<unsigned>(n * 131 + d);
+      const auto x = random_points<Real>(n, d, seed);
+      double max_norm2 = 0;
+      for (index_t i = 0; i < n; ++i) {
+        double s = 0;
+        for (int k = 0; k < d; ++k) s += double(x[i * d + k]) * double(x[i * d + k]);
+        max_norm2 = std::max(max_norm2, s);
+      }
+      const double eps = std::numeric_limits<Real>::epsilon();
+      const double abs_tol = std::sqrt(8.0 * (d + 2) * eps * 2 * max_norm2);
+      const auto dx = to_device(x, n, d);
+      for (const auto& l : layouts()) {
+        auto out = poisoned_output<Real>(l.layout, n);
+        const tdmaps::LambdaMap<> map(edm::make_domain(n, 16, l.layout));
+        edm::edm(Space(), dx, out, map, l.layout, edm::Kernel::gemm, l.symmetric);
+        Space().fence();
+        EXPECT_EQ(compare(oracle(x, n, d, l.layout, l.symmetric), out, 8.0 * (d + 2) * eps, abs_tol), "")
+            << "gemm, " << edm::layout_name(l.layout) << (l.symmetric ? " symmetric" : "") << ", n = " << n
+            << ", d = " << d << ", seed = " << seed << ", abs_tol = " << abs_tol;
+        ++cases;
+      }
+    }
+  EXPECT_GT(cases, 0);
+}
+
+}  // namespace
+
+TEST(TEST_CATEGORY, edm_gemm_fp32_within_cancellation_bound) { check_gemm<float>(); }
+TEST(TEST_CATEGORY, edm_gemm_fp64_within_cancellation_bound) { check_gemm<double>(); }
+
+// The bound is not vacuous: points far from the origin and close together
+// make the gemm path lose digits the direct kernels keep.
+TEST(TEST_CATEGORY, edm_gemm_loses_accuracy_for_close_far_points) {
+  const index_t n = 16;
+  const int d = 3;
+  std::vector<float> x(static_cast<std::size_t>(n * d));
+  for (index_t i = 0; i < n; ++i)
+    for (int k = 0; k < d; ++k) x[i * d + k] = 1000.0f + 0.001f * static_cast<float>(i + k);
+  const auto dx = to_device(x, n, d);
+  auto direct = poisoned_output<float>(edm::Layout::condensed, n);
+  auto gemm = poisoned_output<float>(edm::Layout::condensed, n);
+  const tdmaps::LambdaMap<> map(edm::make_domain(n, 8, edm::Layout::condensed));
+  edm::edm(Space(), dx, direct, map, edm::Layout::condensed, edm::Kernel::tile);
+  edm::edm(Space(), dx, gemm, map, edm::Layout::condensed, edm::Kernel::gemm);
+  Space().fence();
+  const auto ref = oracle(x, n, d, edm::Layout::condensed, false);
+  EXPECT_EQ(compare(ref, direct, 4.0 * 5 * std::numeric_limits<float>::epsilon()), "");
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), gemm);
+  double worst = 0;
+  for (std::size_t k = 0; k < ref.size(); ++k) worst = std::max(worst, std::abs(double(h(k)) - ref[k]) / ref[k]);
+  EXPECT_GT(worst, 1e-3) << "gemm path unexpectedly accurate: the documented cancellation should show here";
+}
+#endif
+
+// Large run-time d (the D = 0 path with long coordinate loops), and the
+// automatic kernel choice.
+TEST(TEST_CATEGORY, edm_large_d_and_automatic_kernel) {
+  for (const int d : {33, 70}) {
+    for (const auto kernel : {edm::Kernel::element, edm::Kernel::tile, edm::Kernel::automatic}) {
+      const Case c{45, d, 8, edm::Layout::condensed, false, kernel, base_seed + static_cast<unsigned>(d), "lambda_rsqrt"};
+      EXPECT_EQ((run_case<tdmaps::LambdaMap<>, double>(c)), "") << c.text();
+    }
+  }
+  using Lambda = tdmaps::LambdaMap<>;
+  EXPECT_EQ((edm::resolve_kernel<Space, Lambda, double>(edm::Kernel::automatic, 4, 32)), edm::Kernel::tile);
+  EXPECT_EQ((edm::resolve_kernel<Space, tdmaps::UpperTriangularMap, double>(edm::Kernel::automatic, 4, 32)),
+            edm::Kernel::element);
+  EXPECT_EQ((edm::resolve_kernel<Space, Lambda, float>(edm::Kernel::element, 4, 32)), edm::Kernel::element);
+  // 2 x 32 x 200 doubles of scratch fit no backend's level-0 team scratch:
+  // gemm (from the threshold on) or element instead.
+  EXPECT_FALSE((edm::tile_fits<Space, double>(32, 200)));
+  const int threshold = edm::gemm_min_dims<Space>();
+  EXPECT_LE(threshold, 200);
+  EXPECT_EQ((edm::resolve_kernel<Space, Lambda, double>(edm::Kernel::automatic, 200, 32)),
+            edm::has_gemm() ? edm::Kernel::gemm : edm::Kernel::element);
+  EXPECT_EQ((edm::resolve_kernel<Space, Lambda, float>(edm::Kernel::automatic, 200, 8)), edm::Kernel::tile);
+  // A thread-space map cannot run the tile kernel at any d.
+  EXPECT_EQ((edm::resolve_kernel<Space, tdmaps::UpperTriangularMap, float>(edm::Kernel::automatic, threshold, 8)),
+            edm::has_gemm() ? edm::Kernel::gemm : edm::Kernel::element);
+  EXPECT_EQ((edm::resolve_kernel<Space, tdmaps::UpperTriangularMap, float>(edm::Kernel::automatic, threshold - 1, 8)),
+            edm::Kernel::element);
+}
+
+TEST(TEST_CATEGORY, edm_rejects_bad_arguments) {
+  using View2 = Kokkos::View<double**, Kokkos::LayoutRight, MemSpace>;
+  using View1 = Kokkos::View<double*, MemSpace>;
+  const tdmaps::LambdaMap<> map0(edm::make_domain(0, 8, edm::Layout::packed));
+  // n = 0: no points.
+  EXPECT_THROW(edm::edm(Space(), View2("x", 0, 3), View1("o", 0), map0, edm::Layout::packed), std::invalid_argument);
+  // d = 0.
+  const tdmaps::LambdaMap<> map5(edm::make_domain(5, 8, edm::Layout::packed));
+  EXPECT_THROW(edm::edm(Space(), View2("x", 5, 0), View1("o", 15), map5, edm::Layout::packed), std::invalid_argument);
+  // Output of the wrong size, with the sizes named.
+  try {
+    edm::edm(Space(), View2("x", 5, 2), View1("o", 14), map5, edm::Layout::packed);
+    ADD_FAILURE() << "no exception for a short output";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("15"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("14"), std::string::npos) << e.what();
+  }
+  // Map over another n.
+  const tdmaps::LambdaMap<> map6(edm::make_domain(6, 8, edm::Layout::packed));
+  EXPECT_THROW(edm::edm(Space(), View2("x", 5, 2), View1("o", 15), map6, edm::Layout::packed), std::invalid_argument);
+  // A strict-triangle map cannot fill a layout with a diagonal.
+  const tdmaps::LambdaMap<> strict(edm::make_domain(5, 8, edm::Layout::condensed));
+  EXPECT_THROW(edm::edm(Space(), View2("x", 5, 2), View1("o", 15), strict, edm::Layout::packed), std::invalid_argument);
+  // symmetric is for the full layout only.
+  EXPECT_THROW(edm::edm(Space(), View2("x", 5, 2), View1("o", 15), map5, edm::Layout::packed, edm::Kernel::element, true),
+               std::invalid_argument);
+  // The tile kernel needs a block-space map.
+  const tdmaps::UpperTriangularMap utm(edm::make_domain(5, 8, edm::Layout::packed));
+  EXPECT_THROW(edm::edm(Space(), View2("x", 5, 2), View1("o", 15), utm, edm::Layout::packed, edm::Kernel::tile),
+               std::invalid_argument);
+  // Sizes of the layouts.
+  EXPECT_EQ(edm::output_size(edm::Layout::packed, 1), 1);
+  EXPECT_EQ(edm::output_size(edm::Layout::condensed, 1), 0);
+  EXPECT_EQ(edm::output_size(edm::Layout::full, 3), 9);
+  EXPECT_EQ(edm::output_size(edm::Layout::condensed, index_t(1) << 31), (index_t(1) << 30) * ((index_t(1) << 31) - 1));
+}
+
+#else  // apps not built: the EDM kernels are not on the include path
+
+#include <gtest/gtest.h>
+TEST(TEST_CATEGORY, edm_not_built) { GTEST_SKIP() << "apps/edm is not part of this build (TDMAPS_ENABLE_APPS=OFF)"; }
+
+#endif
