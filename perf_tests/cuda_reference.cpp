@@ -1,0 +1,150 @@
+// Plain-CUDA reference kernels (see cuda_reference.hpp). Compiled by
+// nvcc_wrapper as C++; nothing here goes through Kokkos' launch path.
+#include "cuda_reference.hpp"
+
+#if defined(KOKKOS_ENABLE_CUDA)
+
+#include "kernel_bodies.hpp"
+
+#include <tdmaps/maps/bounding_box.hpp>
+#include <tdmaps/maps/lambda.hpp>
+
+#include <Kokkos_Core.hpp>
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+
+namespace tdmaps_bench {
+namespace cuda_reference {
+
+namespace {
+
+using tdmaps::Block2;
+using tdmaps::index_t;
+
+// What the papers' code does: one block per omega, rho x rho threads,
+// threadIdx.x along the row so the stores of a warp are contiguous. The launch
+// bound matches the one tdmaps gives Kokkos (LaunchBounds<1024, 1>).
+template <class Map, class Body>
+__global__ void __launch_bounds__(1024) element_kernel(const Map map, const Body body) {
+  Block2 b;
+  if (!map.block(static_cast<index_t>(blockIdx.x), b)) return;
+  const index_t i = b.bi * map.domain.rho + threadIdx.y;
+  const index_t j = b.bj * map.domain.rho + threadIdx.x;
+  if (i < map.domain.n && j <= i) body(i, j);
+}
+
+// The same with rho x rows threads: each thread walks rows ti, ti + rows, ...
+template <class Map, class Body>
+__global__ void __launch_bounds__(1024) element_kernel_rows(const Map map, const Body body) {
+  Block2 b;
+  if (!map.block(static_cast<index_t>(blockIdx.x), b)) return;
+  const index_t j = b.bj * map.domain.rho + threadIdx.x;
+  for (int ti = threadIdx.y; ti < map.domain.rho; ti += blockDim.y) {
+    const index_t i = b.bi * map.domain.rho + ti;
+    if (i < map.domain.n && j <= i) body(i, j);
+  }
+}
+
+__global__ void fill_kernel(std::uint32_t* out, std::size_t count, std::uint32_t value) {
+  const std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k < count) out[k] = value;
+}
+
+__global__ void fill_kernel_vec4(uint4* out, std::size_t count4, std::uint32_t value) {
+  const std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k < count4) out[k] = make_uint4(value, value, value, value);
+}
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess)
+    throw std::runtime_error(std::string("tdmaps cuda_reference: ") + what + ": " + cudaGetErrorString(e));
+}
+
+cudaStream_t stream() { return Kokkos::Cuda().cuda_stream(); }
+
+template <class Map, class Body>
+void run(const Map& map, int rows, const Body& body) {
+  const index_t league = map.league_size();
+  if (league == 0) return;
+  if (league > 0x7fffffff) throw std::runtime_error("tdmaps cuda_reference: league exceeds the grid limit");
+  const int rho = map.domain.rho;
+  if (rows == rho) element_kernel<<<static_cast<unsigned>(league), dim3(rho, rho), 0, stream()>>>(map, body);
+  else element_kernel_rows<<<static_cast<unsigned>(league), dim3(rho, rows), 0, stream()>>>(map, body);
+  check(cudaGetLastError(), "element kernel launch");
+}
+
+template <class Body>
+void run_map(RefMap m, index_t n, int rho, int rows, const Body& body) {
+  if (rows < 1 || rows > rho) throw std::invalid_argument("tdmaps cuda_reference: rows must be in 1..rho");
+  if (m == RefMap::bb) run(tdmaps::BoundingBoxMap(n, rho), rows, body);
+  else run(tdmaps::LambdaMap<tdmaps::SqrtRsqrt, tdmaps::Exact>(n, rho), rows, body);
+}
+
+template <class Map, class Body>
+cudaFuncAttributes attributes_of() {
+  cudaFuncAttributes a{};
+  check(cudaFuncGetAttributes(&a, element_kernel<Map, Body>), "cudaFuncGetAttributes");
+  return a;
+}
+
+template <class Body>
+cudaFuncAttributes attributes_for(RefMap m) {
+  if (m == RefMap::bb) return attributes_of<tdmaps::BoundingBoxMap, Body>();
+  return attributes_of<tdmaps::LambdaMap<tdmaps::SqrtRsqrt, tdmaps::Exact>, Body>();
+}
+
+}  // namespace
+
+const char* map_label(RefMap m) { return m == RefMap::bb ? "bb" : "lambda_rsqrt"; }
+
+const char* body_label(RefBody b) {
+  switch (b) {
+    case RefBody::dummy: return "dummy";
+    case RefBody::edm_packed_d2: return "edm_packed_d2";
+    case RefBody::edm_full_d2: return "edm_full_d2";
+    case RefBody::edm_packed_d4: return "edm_packed_d4";
+    case RefBody::edm_full_d4: return "edm_full_d4";
+  }
+  return "?";
+}
+
+void launch(RefMap m, RefBody b, index_t n, int rho, int rows, const float* x, void* out) {
+  float* f = static_cast<float*>(out);
+  switch (b) {
+    case RefBody::dummy: run_map(m, n, rho, rows, DummyStore{static_cast<std::uint32_t*>(out)}); break;
+    case RefBody::edm_packed_d2: run_map(m, n, rho, rows, EdmBody<2, false>{x, f, n}); break;
+    case RefBody::edm_full_d2: run_map(m, n, rho, rows, EdmBody<2, true>{x, f, n}); break;
+    case RefBody::edm_packed_d4: run_map(m, n, rho, rows, EdmBody<4, false>{x, f, n}); break;
+    case RefBody::edm_full_d4: run_map(m, n, rho, rows, EdmBody<4, true>{x, f, n}); break;
+  }
+}
+
+void fill(std::uint32_t* out, std::size_t count, std::uint32_t value, bool vec4) {
+  const std::size_t items = vec4 ? count / 4 : count;
+  if (vec4 && (count % 4 != 0 || reinterpret_cast<std::uintptr_t>(out) % 16 != 0))
+    throw std::invalid_argument("tdmaps cuda_reference: vec4 fill needs 16-byte alignment and a multiple of 4 values");
+  const unsigned threads = 1024;
+  const std::size_t blocks = (items + threads - 1) / threads;
+  if (blocks == 0) return;
+  if (vec4) fill_kernel_vec4<<<static_cast<unsigned>(blocks), threads, 0, stream()>>>(reinterpret_cast<uint4*>(out), items, value);
+  else fill_kernel<<<static_cast<unsigned>(blocks), threads, 0, stream()>>>(out, items, value);
+  check(cudaGetLastError(), "fill kernel launch");
+}
+
+std::string attributes(RefMap m, RefBody b) {
+  cudaFuncAttributes a{};
+  switch (b) {
+    case RefBody::dummy: a = attributes_for<DummyStore>(m); break;
+    case RefBody::edm_packed_d2: a = attributes_for<EdmBody<2, false>>(m); break;
+    case RefBody::edm_full_d2: a = attributes_for<EdmBody<2, true>>(m); break;
+    case RefBody::edm_packed_d4: a = attributes_for<EdmBody<4, false>>(m); break;
+    case RefBody::edm_full_d4: a = attributes_for<EdmBody<4, true>>(m); break;
+  }
+  return "regs=" + std::to_string(a.numRegs) + " local_bytes=" + std::to_string(a.localSizeBytes);
+}
+
+}  // namespace cuda_reference
+}  // namespace tdmaps_bench
+
+#endif

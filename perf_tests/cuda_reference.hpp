@@ -1,0 +1,51 @@
+#ifndef TDMAPS_PERF_TESTS_CUDA_REFERENCE_HPP
+#define TDMAPS_PERF_TESTS_CUDA_REFERENCE_HPP
+
+// The plain-CUDA reference: the dummy and EDM element kernels (kernel_bodies.hpp)
+// launched directly with <<<league, dim3(rho, rho)>>>, blockIdx.x = omega,
+// threadIdx.x along j, as the papers' code does, under the BB and lambda
+// (rsqrt, exact) maps of tdmaps (the same map code as the Kokkos path), plus
+// the write-ceiling fill. Built only with Kokkos_ENABLE_CUDA; it runs on the
+// stream of the default Kokkos::Cuda instance, so the benchmarks fence and
+// time it exactly like the Kokkos launches beside it.
+
+#include <Kokkos_Macros.hpp>
+
+#if defined(KOKKOS_ENABLE_CUDA)
+
+#include <tdmaps/core/types.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace tdmaps_bench {
+namespace cuda_reference {
+
+enum class RefMap { bb, lambda_rsqrt };
+enum class RefBody { dummy, edm_packed_d2, edm_full_d2, edm_packed_d4, edm_full_d4 };
+
+const char* map_label(RefMap m);    ///< "bb", "lambda_rsqrt": MapSpec labels
+const char* body_label(RefBody b);  ///< "dummy", "edm_packed_d4", ...
+
+/// Launches `body` over the lower triangle (diagonal included) of side n with
+/// block side rho under `map`, asynchronously. x: n x d fp32 points (EDM only);
+/// out: uint32 packed (dummy), fp32 packed T(n) or full n x n (EDM).
+/// rows = rho: blocks of rho x rho threads, one element each (the papers');
+/// rows < rho: blocks of rho x rows threads, each thread walks rho / rows rows
+/// of its block (the shape tdmaps' launch layer gives Kokkos teams).
+/// Throws std::runtime_error on a launch error.
+void launch(RefMap map, RefBody body, tdmaps::index_t n, int rho, int rows, const float* x, void* out);
+
+/// Write-only fill of count uint32 values: one element per thread, or four
+/// per thread with 16-byte stores (count a multiple of 4, out 16-byte aligned).
+void fill(std::uint32_t* out, std::size_t count, std::uint32_t value, bool vec4);
+
+/// Registers per thread and local memory (stack) bytes of the kernel.
+std::string attributes(RefMap map, RefBody body);
+
+}  // namespace cuda_reference
+}  // namespace tdmaps_bench
+
+#endif
+#endif

@@ -1,0 +1,82 @@
+#ifndef TDMAPS_PERF_TESTS_KERNEL_BODIES_HPP
+#define TDMAPS_PERF_TESTS_KERNEL_BODIES_HPP
+
+// Element-kernel bodies on raw pointers, shared verbatim by the plain-CUDA
+// reference (cuda_reference.cpp) and the Kokkos launch variants
+// (launch_variants.cpp), so that a difference in time between the two is the
+// launch path's and nothing else's.
+//
+//   DummyStore        out[T(i) + j] = dummy_value(i, j)       (4 B per element)
+//   EdmBody<D, Full>  out[T(i) + j] (packed) or out[i n + j] (full, lower part
+//                     written) = || x_i - x_j ||_2, x an n x D row-major fp32
+//                     array; scalar loads in both paths.
+
+#include <tdmaps/core/intrinsics.hpp>
+#include <tdmaps/core/triangular.hpp>
+#include <tdmaps/kernels/dummy.hpp>
+
+#include <cstdint>
+
+namespace tdmaps_bench {
+
+using tdmaps::index_t;
+
+struct DummyStore {
+  static constexpr const char* name = "dummy";
+  std::uint32_t* out = nullptr;
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, index_t j) const {
+    out[tdmaps::tri(i) + j] = tdmaps::dummy_value(i, j);
+  }
+};
+
+template <int D, bool Full>
+struct EdmBody {
+  const float* x = nullptr;
+  float* out = nullptr;
+  index_t n = 0;
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, index_t j) const {
+    float s = 0.0f;
+    for (int k = 0; k < D; ++k) {
+      const float t = x[i * D + k] - x[j * D + k];
+      s += t * t;
+    }
+    out[Full ? i * n + j : tdmaps::tri(i) + j] = tdmaps::intrinsics::sqrt_rn(s);
+  }
+};
+
+// ---- output checks (parallel_reduce over the packed index p of the lower
+// triangle, counting wrong elements; the exact tri_root gives (i, j)) ------
+
+struct DummyCheck {
+  const std::uint32_t* out = nullptr;
+  KOKKOS_FUNCTION void operator()(const index_t p, index_t& errors) const {
+    const index_t i = tdmaps::tri_root(p);
+    const index_t j = p - tdmaps::tri(i);
+    if (out[p] != tdmaps::dummy_value(i, j)) ++errors;
+  }
+};
+
+/// Compares with the fp64 distance; a NaN (the poison) or an unwritten element fails.
+template <int D, bool Full>
+struct EdmCheck {
+  const float* x = nullptr;
+  const float* out = nullptr;
+  index_t n = 0;
+  KOKKOS_FUNCTION void operator()(const index_t p, index_t& errors) const {
+    const index_t i = tdmaps::tri_root(p);
+    const index_t j = p - tdmaps::tri(i);
+    double s = 0.0;
+    for (int k = 0; k < D; ++k) {
+      const double t = static_cast<double>(x[i * D + k]) - static_cast<double>(x[j * D + k]);
+      s += t * t;
+    }
+    const double ref = tdmaps::intrinsics::sqrt_d(s);
+    const double got = static_cast<double>(out[Full ? i * n + j : p]);
+    const double diff = got > ref ? got - ref : ref - got;
+    if (!(diff <= 1e-5 * ref + 1e-6)) ++errors;
+  }
+};
+
+}  // namespace tdmaps_bench
+
+#endif
