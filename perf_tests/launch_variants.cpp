@@ -43,8 +43,8 @@ using tdmaps::Block2;
 using BbMap = tdmaps::BoundingBoxMap;
 using LambdaRsqrt = tdmaps::LambdaMap<tdmaps::SqrtRsqrt, tdmaps::Exact>;
 
-/// Threads per team of tdmaps' default launch (LaunchHints::team_threads).
-const int default_team_threads = tdmaps::LaunchHints{}.team_threads;
+/// Team rows of tdmaps' default launch.
+int default_rows(int rho) { return tdmaps::team_rows(tdmaps::LaunchHints{}, rho); }
 
 /// rows of tdmaps' team shape for block side rho.
 int team_rows(int rho, int team_threads) { return team_threads / rho < rho ? team_threads / rho : rho; }
@@ -171,7 +171,7 @@ void launch_kokkos(Launch l, const Map& map, const Body& body, const std::string
     if (l == Launch::team_flat) {
       const index_t league = map.league_size();
       if (league == 0) return;
-      const int rows = on_gpu ? team_rows(rho, default_team_threads) : 1;
+      const int rows = on_gpu ? default_rows(rho) : 1;
       tdmaps::team_policy_t<ExecSpace> policy(space, static_cast<int>(league), rows, on_gpu ? rho : 1);
       Kokkos::parallel_for(label, policy, TeamFlatElement<Map, Body>{map, body, log2_rho});
       return;
@@ -249,7 +249,7 @@ void run_case(benchmark::State& state, const Options& o, const BodyInfo& info, L
                                                                   : RefBody::edm_full_d4;
   if (l == Launch::cuda || l == Launch::cuda_t256) {
     const int rho = map.domain.rho;
-    const int rows = l == Launch::cuda ? rho : team_rows(rho, default_team_threads);
+    const int rows = l == Launch::cuda ? rho : default_rows(rho);
     time_launches(state, pairs, bytes,
                   [&] { cuda_reference::launch(ref_map, ref_body, n, rho, rows, x.data(), out.data()); });
     if (l == Launch::cuda) state.SetLabel(cuda_reference::attributes(ref_map, ref_body));

@@ -12,14 +12,13 @@
 // A block-space map's league rank (plus an offset when a league is split into
 // launches of at most max_league_per_launch teams) is omega. On GPU backends a
 // team is TeamPolicy(league, rows, rho): vector lanes along j so a row of the
-// block is contiguous in memory, and `rows` = min(rho, hints.team_threads / rho)
-// team threads walk the rho rows of the block (TeamThreadRange), so a thread
-// handles rho / rows elements. rows = rho is the papers' one element per
-// thread; fewer rows trade block-scheduling work (a 32 x 32 block lives only a
-// few hundred cycles at HBM speed) for a short loop. On host backends the same
-// functor runs with a team of one and the ranges walk the whole block.
+// block is contiguous in memory, and `rows` team threads (team_rows()) walk
+// the rho rows of the block, so a thread handles rho / rows elements. rows =
+// rho is the papers' one element per thread. On host backends a team of one
+// walks the whole block.
 
 #include <tdmaps/core/domain.hpp>
+#include <tdmaps/core/intrinsics.hpp>
 #include <tdmaps/core/types.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -52,10 +51,23 @@ struct Tile {
 
 /// How a launch shapes its teams (GPU backends; host teams are one thread).
 struct LaunchHints {
-  /// Upper bound on threads per team: team_size = min(rho, team_threads / rho).
+  /// Threads per team; 0 picks the measured default (team_rows below).
   /// rho * rho gives the papers' one thread per element.
-  int team_threads = 256;
+  int team_threads = 0;
 };
+
+/// Team rows (threads along i) of a GPU launch with block side rho. The
+/// default, 8 rows at rho = 32 and 4 rows at rho = 8 and 16, was measured on
+/// an H100 (perf_tests/README.md): one element per thread leaves these
+/// instruction-bound kernels paying the per-thread set-up for every element,
+/// and 1024-thread teams are 1.4-1.7x slower than 256-thread ones at rho = 32.
+inline int team_rows(const LaunchHints& hints, int rho) {
+  if (hints.team_threads == 0) return rho == 32 ? 8 : 4;
+  if (hints.team_threads < rho)
+    throw std::invalid_argument("tdmaps: LaunchHints::team_threads = " + std::to_string(hints.team_threads) +
+                                " is smaller than one row of the block (rho = " + std::to_string(rho) + ")");
+  return hints.team_threads / rho < rho ? hints.team_threads / rho : rho;
+}
 
 template <class ExecSpace>
 struct is_gpu_space : std::false_type {};
@@ -115,15 +127,46 @@ struct ElementFunctor {
   Kernel kernel;
   int launch;
   index_t offset;
+  int log2_rho;  ///< rho = 2^log2_rho
+
+  ElementFunctor(const Map& m, const Kernel& k, int l)
+      : map(m), kernel(k), launch(l), offset(0), log2_rho(intrinsics::bit_length(static_cast<std::uint64_t>(m.domain.rho)) - 1) {}
+
   KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team) const {
     Block2 b;
     if (!impl::block(map, launch, offset + team.league_rank(), b)) return;
     const Tile t = make_tile(map.domain, b);
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, t.rows), [&](const int ti) {
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, t.cols), [&](const int tj) {
-        if (t.contains(ti, tj)) kernel(t.i0 + ti, t.j0 + tj);
-      });
-    });
+    // Every element of an off-diagonal block lies in the domain (j <= j0 + rho - 1 < i0 <= i):
+    // only diagonal blocks test elements, a block-uniform branch.
+    if constexpr (is_gpu_space<ExecSpace>::value) {
+      // One flat TeamVectorRange over the rho x rho block. Nested
+      // TeamThreadRange / ThreadVectorRange loops cost Kokkos 3.4 a lane-mask
+      // division after every vector loop and double the instructions per
+      // element of these light kernels (measured: perf_tests/README.md).
+      const int mask = (1 << log2_rho) - 1;
+      if (!t.diagonal()) {
+        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, t.rows << log2_rho), [&](const int k) {
+          const int tj = k & mask;
+          if (tj < t.cols) kernel(t.i0 + (k >> log2_rho), t.j0 + tj);
+        });
+      } else {
+        const int strict = t.triangle == Triangle::strict_lower ? 1 : 0;
+        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, t.rows << log2_rho), [&](const int k) {
+          const int ti = k >> log2_rho, tj = k & mask;
+          if (tj + strict <= ti && tj < t.cols) kernel(t.i0 + ti, t.j0 + tj);
+        });
+      }
+    } else {
+      // Host: a team of one walks the block; the inner loop vectorises.
+      if (!t.diagonal()) {
+        for (int ti = 0; ti < t.rows; ++ti)
+          for (int tj = 0; tj < t.cols; ++tj) kernel(t.i0 + ti, t.j0 + tj);
+      } else {
+        const int strict = t.triangle == Triangle::strict_lower ? 1 : 0;
+        for (int ti = 0; ti < t.rows; ++ti)
+          for (int tj = 0; tj + strict <= ti && tj < t.cols; ++tj) kernel(t.i0 + ti, t.j0 + tj);
+      }
+    }
   }
 };
 
@@ -154,10 +197,7 @@ struct ThreadFunctor {
 template <class ExecSpace>
 void team_shape(const Domain2& d, const LaunchHints& hints, int& team_size, int& vector_length) {
   if (is_gpu_space<ExecSpace>::value) {
-    if (hints.team_threads < d.rho)
-      throw std::invalid_argument("tdmaps: LaunchHints::team_threads = " + std::to_string(hints.team_threads) +
-                                  " is smaller than one row of the block (rho = " + std::to_string(d.rho) + ")");
-    team_size = hints.team_threads / d.rho < d.rho ? hints.team_threads / d.rho : d.rho;
+    team_size = team_rows(hints, d.rho);
     vector_length = d.rho;
   } else {
     team_size = 1;
@@ -211,7 +251,7 @@ void for_each_element(const ExecSpace& space, const Map& map, const Kernel& kern
     static_assert(impl::is_block_space<Map>, "tdmaps::for_each_element: Map::space_tag must be BlockSpaceTag or ThreadSpaceTag");
     for (int l = 0; l < impl::launches(map); ++l) {
       impl::run_league(space, label, map.domain, hints, impl::league_size(map, l), 0,
-                       impl::ElementFunctor<ExecSpace, Map, Kernel>{map, kernel, l, 0});
+                       impl::ElementFunctor<ExecSpace, Map, Kernel>(map, kernel, l));
     }
   }
 }
