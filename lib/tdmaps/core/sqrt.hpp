@@ -77,15 +77,29 @@ KOKKOS_FORCEINLINE_FUNCTION index_t lambda_guess(index_t omega, bool with_diagon
 
 }  // namespace impl
 
+/// Block (i, j) of linear block index omega in a lower triangle incl.
+/// diagonal, eq. (4): i from the sqrt guess, j = omega - T(i).
+/// Exact: the check T(i) <= omega < T(i+1) is 0 <= j <= i on the j that eq. (4)
+/// computes anyway, so it costs two compares and one uniform branch; in the
+/// range where the float guess is right the branch is never taken, beyond it
+/// the exact root is computed once per block.
+template <class Sqrt, class Form = Exact>
+KOKKOS_FORCEINLINE_FUNCTION void lambda_block(index_t omega, index_t& i, index_t& j) {
+  i = impl::lambda_guess<Sqrt>(omega, true);
+  j = omega - tri(i);
+  if (std::is_same<Form, Exact>::value) {
+    if (j < 0 || j > i) {
+      i = tri_root(omega);
+      j = omega - tri(i);
+    }
+  }
+}
+
 /// Row of linear block index omega in a lower triangle incl. diagonal, eq. (4).
 template <class Sqrt, class Form = Exact>
 KOKKOS_FORCEINLINE_FUNCTION index_t lambda_row(index_t omega) {
-  index_t i = impl::lambda_guess<Sqrt>(omega, true);
-  if (std::is_same<Form, Exact>::value) {
-    // One uniform branch: in the range where the float guess is right this is
-    // never taken; beyond it the exact root is computed once per block.
-    if (tri(i) > omega || tri(i + 1) <= omega) i = tri_root(omega);
-  }
+  index_t i, j;
+  lambda_block<Sqrt, Form>(omega, i, j);
   return i;
 }
 

@@ -27,8 +27,7 @@ struct LambdaMap {
 
   KOKKOS_FUNCTION index_t league_size() const { return tri(domain.nb); }
   KOKKOS_FORCEINLINE_FUNCTION bool block(index_t omega, Block2& b) const {
-    b.bi = lambda_row<Sqrt, Form>(omega);
-    b.bj = omega - tri(b.bi);
+    lambda_block<Sqrt, Form>(omega, b.bi, b.bj);
     // Only the Epsilon form can land outside the triangle; reject such a block
     // rather than write out of bounds (coverage tests then see the miss).
     return std::is_same<Form, Exact>::value || (b.bi < domain.nb && b.bj >= 0 && b.bj <= b.bi);
