@@ -4,7 +4,7 @@
 // against the formula documented in maps/hadouken.hpp, every block of the
 // block triangle hit once, and large nb checked through an independent
 // inverse (from the highest differing bit of bi ^ bj).
-#include "oracle.hpp"
+#include "coverage.hpp"
 
 #include <gtest/gtest.h>
 
@@ -19,33 +19,6 @@ using tdmaps::Block2;
 using tdmaps::HadoukenMap;
 using tdmaps::index_t;
 using tdmaps::Triangle;
-
-const std::vector<index_t>& h_larger_sides() {
-  static const std::vector<index_t> s{511, 512, 513, 1000, 1021, 1024, 2047, 2048, 2049, 3001, 4095, 4096, 4097};
-  return s;
-}
-
-std::string h_element_coverage(index_t n, int rho, Triangle t) {
-  const HadoukenMap map(n, rho, t);
-  tdmaps_test::HitCounter<TEST_EXECSPACE> counter(n, t);
-  tdmaps::for_each_element(TEST_EXECSPACE(), map, counter, "tdmaps::test::h_coverage");
-  TEST_EXECSPACE().fence();
-  return counter.check();
-}
-
-std::string h_tile_coverage(index_t n, int rho, Triangle t) {
-  const HadoukenMap map(n, rho, t);
-  tdmaps_test::TileHits<TEST_EXECSPACE> kernel{tdmaps_test::HitCounter<TEST_EXECSPACE>(n, t)};
-  tdmaps::for_each_tile(TEST_EXECSPACE(), map, 0, kernel, "tdmaps::test::h_tile_coverage");
-  TEST_EXECSPACE().fence();
-  return kernel.counter.check();
-}
-
-void h_coverage_one(index_t n, int rho, Triangle t) {
-  const char* tri = t == Triangle::lower ? ", lower" : ", strict";
-  EXPECT_EQ(h_element_coverage(n, rho, t), "") << "h element kernel, n = " << n << ", rho = " << rho << tri;
-  EXPECT_EQ(h_tile_coverage(n, rho, t), "") << "h tile kernel, n = " << n << ", rho = " << rho << tri;
-}
 
 // ---- the documented decomposition ---------------------------------------
 int popcount(index_t x) {
@@ -124,17 +97,9 @@ index_t h_triangle_inverse(int k, index_t i, index_t j) {
 
 }  // namespace
 
-TEST(TEST_CATEGORY, map_h_covers_triangle) {
-  for (int rho : {8, 16, 32}) {
-    for (index_t n = 0; n <= 300; ++n) h_coverage_one(n, rho, Triangle::lower);
-    for (index_t n : h_larger_sides()) h_coverage_one(n, rho, Triangle::lower);
-  }
-}
-
-TEST(TEST_CATEGORY, map_h_covers_strict_triangle) {
-  for (index_t n = 0; n <= 100; ++n) h_coverage_one(n, 16, Triangle::strict_lower);
-  for (index_t n : {511, 512, 513, 1021}) h_coverage_one(n, 8, Triangle::strict_lower);
-}
+// Coverage as for the other maps (coverage.hpp): lower triangle for n = 0..300
+// and the larger sides at rho 8/16/32, strict triangle, element and tile kernels.
+TEST(TEST_CATEGORY, map_h_covers_triangle) { tdmaps_test::check_coverage<TEST_EXECSPACE, HadoukenMap, true>(); }
 
 TEST(TEST_CATEGORY, map_h_power_of_two_is_one_exact_launch) {
   for (int k = 0; k <= 28; ++k) {

@@ -2,7 +2,7 @@
 // else, for every n in 0..300 and a set of larger n (odd, even, prime, powers
 // of two, 2^k +- 1), for each block side, with element and tile kernels.
 // The oracle is HitCounter::check, a host nested loop.
-#include "oracle.hpp"
+#include "coverage.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,73 +14,29 @@ using tdmaps::index_t;
 
 using tdmaps::Triangle;
 
-const std::vector<index_t>& larger_sides() {
-  static const std::vector<index_t> s{511, 512, 513, 1000, 1021, 1024, 2047, 2048, 2049, 3001, 4095, 4096, 4097};
-  return s;
-}
-
-template <class Map>
-std::string element_coverage(index_t n, int rho, Triangle t) {
-  const Map map(n, rho, t);
-  tdmaps_test::HitCounter<TEST_EXECSPACE> counter(n, t);
-  tdmaps::for_each_element(TEST_EXECSPACE(), map, counter, "tdmaps::test::coverage");
-  TEST_EXECSPACE().fence();
-  return counter.check();
-}
-
-template <class Map>
-std::string tile_coverage(index_t n, int rho, Triangle t) {
-  const Map map(n, rho, t);
-  tdmaps_test::TileHits<TEST_EXECSPACE> kernel{tdmaps_test::HitCounter<TEST_EXECSPACE>(n, t)};
-  tdmaps::for_each_tile(TEST_EXECSPACE(), map, 0, kernel, "tdmaps::test::tile_coverage");
-  TEST_EXECSPACE().fence();
-  return kernel.counter.check();
-}
-
-template <class Map, bool Tiles>
-void check_coverage(index_t max_small = 300) {
-  auto one = [](index_t n, int rho, Triangle t) {
-    const std::string e = element_coverage<Map>(n, rho, t);
-    EXPECT_EQ(e, "") << Map::name << " element kernel, n = " << n << ", rho = " << rho
-                     << (t == Triangle::lower ? ", lower" : ", strict");
-    if constexpr (Tiles) {
-      const std::string tl = tile_coverage<Map>(n, rho, t);
-      EXPECT_EQ(tl, "") << Map::name << " tile kernel, n = " << n << ", rho = " << rho
-                        << (t == Triangle::lower ? ", lower" : ", strict");
-    }
-  };
-  for (int rho : {8, 16, 32}) {
-    for (index_t n = 0; n <= max_small; ++n) one(n, rho, Triangle::lower);
-    for (index_t n : larger_sides()) one(n, rho, Triangle::lower);
-  }
-  // The strict triangle shares all the block logic; one block side suffices.
-  for (index_t n = 0; n <= 100; ++n) one(n, 16, Triangle::strict_lower);
-  for (index_t n : {511, 512, 513, 1021}) one(n, 8, Triangle::strict_lower);
-}
-
 }  // namespace
 
-TEST(TEST_CATEGORY, map_bb_covers_triangle) { check_coverage<tdmaps::BoundingBoxMap, true>(); }
+TEST(TEST_CATEGORY, map_bb_covers_triangle) { tdmaps_test::check_coverage<TEST_EXECSPACE, tdmaps::BoundingBoxMap, true>(); }
 TEST(TEST_CATEGORY, map_lambda_sqrt_covers_triangle) {
-  check_coverage<tdmaps::LambdaMap<tdmaps::SqrtIEEE, tdmaps::Exact>, true>();
+  tdmaps_test::check_coverage<TEST_EXECSPACE, tdmaps::LambdaMap<tdmaps::SqrtIEEE, tdmaps::Exact>, true>();
 }
 TEST(TEST_CATEGORY, map_lambda_newton_covers_triangle) {
-  check_coverage<tdmaps::LambdaMap<tdmaps::SqrtNewton, tdmaps::Exact>, true>();
+  tdmaps_test::check_coverage<TEST_EXECSPACE, tdmaps::LambdaMap<tdmaps::SqrtNewton, tdmaps::Exact>, true>();
 }
 TEST(TEST_CATEGORY, map_lambda_rsqrt_covers_triangle) {
-  check_coverage<tdmaps::LambdaMap<tdmaps::SqrtRsqrt, tdmaps::Exact>, true>();
+  tdmaps_test::check_coverage<TEST_EXECSPACE, tdmaps::LambdaMap<tdmaps::SqrtRsqrt, tdmaps::Exact>, true>();
 }
 TEST(TEST_CATEGORY, map_lambda_fp64_covers_triangle) {
-  check_coverage<tdmaps::LambdaMap<tdmaps::SqrtDouble, tdmaps::Exact>, true>();
+  tdmaps_test::check_coverage<TEST_EXECSPACE, tdmaps::LambdaMap<tdmaps::SqrtDouble, tdmaps::Exact>, true>();
 }
 // The papers' epsilon form is right in this small range (it fails from
 // ~2,000 block rows on; test_lambda_exactness records where).
 TEST(TEST_CATEGORY, map_lambda_rsqrt_epsilon_covers_small_triangles) {
-  check_coverage<tdmaps::LambdaMap<tdmaps::SqrtRsqrt, tdmaps::Epsilon>, true>();
+  tdmaps_test::check_coverage<TEST_EXECSPACE, tdmaps::LambdaMap<tdmaps::SqrtRsqrt, tdmaps::Epsilon>, true>();
 }
-TEST(TEST_CATEGORY, map_rb_covers_triangle) { check_coverage<tdmaps::RectangularBoxMap, true>(); }
-TEST(TEST_CATEGORY, map_rec_covers_triangle) { check_coverage<tdmaps::RecursiveMap, true>(); }
-TEST(TEST_CATEGORY, map_utm_covers_triangle) { check_coverage<tdmaps::UpperTriangularMap, false>(); }
+TEST(TEST_CATEGORY, map_rb_covers_triangle) { tdmaps_test::check_coverage<TEST_EXECSPACE, tdmaps::RectangularBoxMap, true>(); }
+TEST(TEST_CATEGORY, map_rec_covers_triangle) { tdmaps_test::check_coverage<TEST_EXECSPACE, tdmaps::RecursiveMap, true>(); }
+TEST(TEST_CATEGORY, map_utm_covers_triangle) { tdmaps_test::check_coverage<TEST_EXECSPACE, tdmaps::UpperTriangularMap, false>(); }
 
 // Team shapes: one thread per element (the papers' rho x rho teams), one row
 // of threads walking the whole block, and the default.
