@@ -17,10 +17,9 @@
 //   team_flat     the proposed launch-layer change: one TeamVectorRange over
 //                 rows * rho (ti, tj by shift and mask) instead of the nested
 //                 ranges (no vector-loop sync, no sub-warp mask)  tdmaps' shape
-//   prop_t256, prop_t64   the proposed ElementFunctor (team_flat plus a
-//                 block-uniform diagonal test: off-diagonal blocks skip the
-//                 per-element domain check, diagonal blocks compare tj <= ti
-//                 in 32 bits) with 256 and 64 threads per team
+//   (prop_t256 / prop_t64, the proposed ElementFunctor of the committed
+//   launch_proposal/ results, became tdmaps' own ElementFunctor: `tdmaps` and
+//   `tdmaps_t64` measure it now.)
 //   range         a flat RangePolicy over league * rho^2 threads: thread k ->
 //                 (omega, ti, tj) by shifts, block size left to Kokkos
 //                                                          papers' shape
@@ -45,9 +44,6 @@ using LambdaRsqrt = tdmaps::LambdaMap<tdmaps::SqrtRsqrt, tdmaps::Exact>;
 
 /// Team rows of tdmaps' default launch.
 int default_rows(int rho) { return tdmaps::team_rows(tdmaps::LaunchHints{}, rho); }
-
-/// rows of tdmaps' team shape for block side rho.
-int team_rows(int rho, int team_threads) { return team_threads / rho < rho ? team_threads / rho : rho; }
 
 /// tdmaps::impl::ElementFunctor with the two nested ranges replaced by one
 /// TeamVectorRange over the rows x rho threads of the block: on CUDA thread
@@ -87,36 +83,7 @@ struct RangeElement {
   }
 };
 
-/// The ElementFunctor proposed for lib/tdmaps/launch/for_each.hpp
-/// (perf_tests/README.md): one TeamVectorRange over the block, and the domain
-/// test only on diagonal blocks (every element of an off-diagonal block
-/// bj < bi lies in the triangle), in 32-bit block-local indices.
-template <class Map, class Body>
-struct TeamPropElement {
-  Map map;
-  Body body;
-  int log2_rho;
-  KOKKOS_FUNCTION void operator()(const tdmaps::team_member_t<ExecSpace>& team) const {
-    Block2 b;
-    if (!map.block(team.league_rank(), b)) return;
-    const tdmaps::Tile t = tdmaps::impl::make_tile(map.domain, b);
-    const int shift = log2_rho, mask = (1 << log2_rho) - 1;
-    if (!t.diagonal()) {
-      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, t.rows << shift), [&](const int k) {
-        const int tj = k & mask;
-        if (tj < t.cols) body(t.i0 + (k >> shift), t.j0 + tj);
-      });
-    } else {
-      const int strict = t.triangle == tdmaps::Triangle::strict_lower ? 1 : 0;
-      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, t.rows << shift), [&](const int k) {
-        const int ti = k >> shift, tj = k & mask;
-        if (tj + strict <= ti && tj < t.cols) body(t.i0 + ti, t.j0 + tj);
-      });
-    }
-  }
-};
-
-enum class Launch { cuda, cuda_t256, tdmaps, tdmaps_t1024, tdmaps_t128, tdmaps_t64, team_flat, prop_t256, prop_t64, range };
+enum class Launch { cuda, cuda_t256, tdmaps, tdmaps_t1024, tdmaps_t128, tdmaps_t64, team_flat, range };
 const char* launch_label(Launch l) {
   switch (l) {
     case Launch::cuda: return "cuda";
@@ -126,8 +93,6 @@ const char* launch_label(Launch l) {
     case Launch::tdmaps_t128: return "tdmaps_t128";
     case Launch::tdmaps_t64: return "tdmaps_t64";
     case Launch::team_flat: return "team_flat";
-    case Launch::prop_t256: return "prop_t256";
-    case Launch::prop_t64: return "prop_t64";
     case Launch::range: return "range";
   }
   return "?";
@@ -174,14 +139,6 @@ void launch_kokkos(Launch l, const Map& map, const Body& body, const std::string
       const int rows = on_gpu ? default_rows(rho) : 1;
       tdmaps::team_policy_t<ExecSpace> policy(space, static_cast<int>(league), rows, on_gpu ? rho : 1);
       Kokkos::parallel_for(label, policy, TeamFlatElement<Map, Body>{map, body, log2_rho});
-      return;
-    }
-    if (l == Launch::prop_t256 || l == Launch::prop_t64) {
-      const index_t league = map.league_size();
-      if (league == 0) return;
-      const int rows = on_gpu ? team_rows(rho, l == Launch::prop_t256 ? 256 : 64) : 1;
-      tdmaps::team_policy_t<ExecSpace> policy(space, static_cast<int>(league), rows, on_gpu ? rho : 1);
-      Kokkos::parallel_for(label, policy, TeamPropElement<Map, Body>{map, body, log2_rho});
       return;
     }
     if (l == Launch::range) {
@@ -286,14 +243,14 @@ void register_launch_benchmarks(const Options& o) {
   launches.insert(launches.end(), {Launch::cuda, Launch::cuda_t256});
 #endif
   launches.insert(launches.end(), {Launch::tdmaps, Launch::tdmaps_t1024, Launch::tdmaps_t128, Launch::tdmaps_t64,
-                                   Launch::team_flat, Launch::prop_t256, Launch::prop_t64, Launch::range});
+                                   Launch::team_flat, Launch::range});
   for (const BodyInfo& info : body_infos)
     for (int rho : o.launch_rho)
       for (index_t n : o.launch_n)
         for (const char* map : {"bb", "lambda_rsqrt"}) {
           if (!map_selected(o, map)) continue;
           for (Launch l : launches) {
-            const bool variant = l == Launch::team_flat || l == Launch::prop_t256 || l == Launch::prop_t64 || l == Launch::range;
+            const bool variant = l == Launch::team_flat || l == Launch::range;
             if (variant && !(info.kind == BodyKind::dummy || info.kind == BodyKind::edm_full_d4)) continue;
             const std::string name =
                 case_name("launch", std::string(info.label) + "." + launch_label(l), map, rho, n);
