@@ -99,6 +99,8 @@ Own options (LIST: comma-separated numbers or first:last:step ranges):
   --edm-n=LIST --edm-d=LIST --edm-rho=LIST
   --edm-layouts=packed,condensed,full --edm-kernels=element,tile
   --collision-n=LIST --collision-rho=LIST
+  --team-threads=LIST   GPU threads per team of the EDM and collision cases,
+                        0 = the library's default (variant suffix _t<threads>)
   --launch-n=LIST --launch-rho=LIST   the launch-path comparison (plain
                         CUDA vs tdmaps vs Kokkos variants)
   --iters=K             timed launches per case (GPU 20, host 5)
@@ -171,6 +173,12 @@ Options parse_options(int argc, char** argv, bool& show_help) {
     } else if (key == "--launch-rho") {
       need_value();
       o.launch_rho = parse_int_list(key, value);
+    } else if (key == "--team-threads") {
+      need_value();
+      o.team_threads = parse_int_list(key, value);
+      for (int t : o.team_threads)
+        if (t != 0 && (t < 8 || t > 1024 || (t & (t - 1)) != 0))
+          throw std::invalid_argument("--team-threads: " + std::to_string(t) + " is not 0 or a power of two in 8..1024");
     } else if (key == "--iters") {
       need_value();
       const long long k = parse_integer(key, value);

@@ -51,6 +51,7 @@ struct Options {
   std::vector<int> collision_rho;    ///< block sides for collision (default: rho)
   std::vector<index_t> launch_n;     ///< sides for the launch-path comparison (plain CUDA vs Kokkos)
   std::vector<int> launch_rho;       ///< block sides for it
+  std::vector<int> team_threads{0};  ///< GPU team sizes of the EDM and collision cases (0: the default)
   int iterations = 20;               ///< timed launches per case
   bool check = true;                 ///< verify outputs after timing (errors counter)
   bool quick = false;
@@ -73,6 +74,9 @@ void add_context();
 
 /// Whether `label` is selected by --maps (all when the list is empty).
 bool map_selected(const Options& o, const std::string& label);
+
+/// Variant suffix of a team size: "" for the default (0), "_t<threads>" else.
+inline std::string team_suffix(int threads) { return threads == 0 ? std::string() : "_t" + std::to_string(threads); }
 
 inline std::string case_name(const std::string& test, const std::string& variant, const std::string& map, int rho,
                              index_t n) {

@@ -38,7 +38,7 @@ double result_bytes(col::Result r, index_t n, index_t hits) {
 
 template <class Map>
 void run_collision(benchmark::State& state, const Options& o, const Map& map, int dims, col::Result result,
-                   col::Kernel kernel) {
+                   col::Kernel kernel, int team_threads) {
   const index_t n = map.domain.n;
   const double need = 16.0 * static_cast<double>(n) +
                       (result == col::Result::intflags ? 4.0 * static_cast<double>(col::pair_count(n))
@@ -54,14 +54,16 @@ void run_collision(benchmark::State& state, const Options& o, const Map& map, in
     Kokkos::View<const float* [4], Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> h(host.data(), n);
     Kokkos::deep_copy(spheres, h);
   }
-  col::Output<MemSpace> out;
+  col::Output<MemSpace> out;  // its counters are allocated by the warm-up call and reused by the timed ones
+  tdmaps::LaunchHints hints;
+  hints.team_threads = team_threads;
   if (result == col::Result::flags) out.flags = buffers().get<Kokkos::View<std::uint32_t*, MemSpace>>("flags", col::flag_words(n));
   if (result == col::Result::intflags)
     out.intflags = buffers().get<Kokkos::View<std::int32_t*, MemSpace>>("intflags", col::pair_count(n));
   index_t hits = 0;
   const col::ConstSpheres<MemSpace> s = spheres;
   time_launches(state, static_cast<double>(col::pair_count(n)), 0.0,
-                [&] { hits = col::collide(space, s, map, result, kernel, out); });
+                [&] { hits = col::collide(space, s, map, result, kernel, out, hints); });
   out.pairs = col::PairList<MemSpace>();  // free the list before the next case
   const double bytes = result_bytes(result, n, hits);
   state.counters["bytes"] = bytes;
@@ -89,19 +91,23 @@ void register_collision_benchmarks(const Options& o) {
   for (const int dims : {3, 1})
     for (const char* r : {"count", "intflags", "flags", "pairs"})
       for (const col::Kernel kernel : {col::Kernel::tile, col::Kernel::element})
-        for (const int rho : o.collision_rho)
-          for (const index_t n : o.collision_n)
-            for (const auto& label : app_map_labels()) {
-              if (!map_selected(o, label)) continue;
-              if (kernel == col::Kernel::tile && is_thread_space_label(label)) continue;
-              const col::Result result = parse_result(r);
-              const std::string variant = std::to_string(dims) + "d_" + r + "_" + col::name(kernel);
-              register_case(case_name("collision", variant, label, rho, n), o,
-                            [&o, label, dims, result, kernel, rho, n](benchmark::State& state) {
-                              with_app_map(label, tdmaps::Domain2(n, rho, tdmaps::Triangle::strict_lower),
-                                           [&](const auto& map) { run_collision(state, o, map, dims, result, kernel); });
-                            });
-            }
+        for (const int threads : o.team_threads)
+          for (const int rho : o.collision_rho)
+            for (const index_t n : o.collision_n)
+              for (const auto& label : app_map_labels()) {
+                if (!map_selected(o, label)) continue;
+                if (kernel == col::Kernel::tile && is_thread_space_label(label)) continue;
+                if (threads != 0 && threads < rho) continue;  // less than one row of the block
+                const col::Result result = parse_result(r);
+                const std::string variant = std::to_string(dims) + "d_" + r + "_" + col::name(kernel) + team_suffix(threads);
+                register_case(case_name("collision", variant, label, rho, n), o,
+                              [&o, label, dims, result, kernel, rho, n, threads](benchmark::State& state) {
+                                with_app_map(label, tdmaps::Domain2(n, rho, tdmaps::Triangle::strict_lower),
+                                             [&](const auto& map) {
+                                               run_collision(state, o, map, dims, result, kernel, threads);
+                                             });
+                              });
+              }
 }
 
 }  // namespace tdmaps_bench

@@ -104,7 +104,8 @@ edm::Kernel parse_kernel(const std::string& s) {
 }
 
 template <class Map>
-void run_edm(benchmark::State& state, const Options& o, const Map& map, int d, edm::Layout layout, edm::Kernel kernel) {
+void run_edm(benchmark::State& state, const Options& o, const Map& map, int d, edm::Layout layout, edm::Kernel kernel,
+             int team_threads) {
   const index_t n = map.domain.n;
   const index_t size = edm::output_size(layout, n);
   const double pairs = static_cast<double>(map.domain.elements());
@@ -122,7 +123,9 @@ void run_edm(benchmark::State& state, const Options& o, const Map& map, int d, e
   }
   Out out = buffers().get<Out>("out", static_cast<std::size_t>(size));
   Kokkos::deep_copy(space, out, std::numeric_limits<float>::quiet_NaN());  // poison
-  time_launches(state, pairs, bytes, [&] { edm::edm(space, x, out, map, layout, kernel); });
+  tdmaps::LaunchHints hints;
+  hints.team_threads = team_threads;
+  time_launches(state, pairs, bytes, [&] { edm::edm(space, x, out, map, layout, kernel, false, hints); });
   if (o.check) {
     index_t errors = 0;
     const EdmAppCheck check{x, out, n, d, layout};
@@ -144,19 +147,22 @@ void register_edm_benchmarks(const Options& o) {
   for (const edm::Layout layout : layouts)
     for (const int d : o.edm_d)
       for (const edm::Kernel kernel : kernels)
-        for (const int rho : o.edm_rho)
-          for (const index_t n : o.edm_n)
-            for (const auto& label : app_map_labels()) {
-              if (!map_selected(o, label)) continue;
-              if (kernel == edm::Kernel::tile && is_thread_space_label(label)) continue;
-              const std::string variant = std::string(edm::layout_name(layout)) + "_d" + std::to_string(d) + "_" +
-                                          edm::kernel_name(kernel);
-              register_case(case_name("edm", variant, label, rho, n), o,
-                            [&o, label, layout, kernel, d, rho, n](benchmark::State& state) {
-                              with_app_map(label, edm::make_domain(n, rho, layout),
-                                           [&](const auto& map) { run_edm(state, o, map, d, layout, kernel); });
-                            });
-            }
+        for (const int threads : o.team_threads)
+          for (const int rho : o.edm_rho)
+            for (const index_t n : o.edm_n)
+              for (const auto& label : app_map_labels()) {
+                if (!map_selected(o, label)) continue;
+                if (kernel == edm::Kernel::tile && is_thread_space_label(label)) continue;
+                if (threads != 0 && threads < rho) continue;  // less than one row of the block
+                const std::string variant = std::string(edm::layout_name(layout)) + "_d" + std::to_string(d) + "_" +
+                                            edm::kernel_name(kernel) + team_suffix(threads);
+                register_case(case_name("edm", variant, label, rho, n), o,
+                              [&o, label, layout, kernel, d, rho, n, threads](benchmark::State& state) {
+                                with_app_map(label, edm::make_domain(n, rho, layout), [&](const auto& map) {
+                                  run_edm(state, o, map, d, layout, kernel, threads);
+                                });
+                              });
+              }
 }
 
 }  // namespace tdmaps_bench

@@ -153,6 +153,10 @@ struct Output {
   Kokkos::View<std::int32_t*, MemorySpace> intflags;  ///< intflags: pair_count(n) entries, given by the caller
   PairList<MemorySpace> pairs;                        ///< pairs: (re)allocated to (count, 2)
   index_t max_pairs = -1;                             ///< pairs: more throw std::length_error; < 0: no cap
+  /// count, intflags: the kernel's counters; allocated by the first call that
+  /// needs them and reused by later calls with this Output (no allocation,
+  /// and no free that synchronises the device, per call).
+  Kokkos::View<unsigned long long*, MemorySpace> counters;
 };
 
 /// Number of pairs j < i < n: T(n - 1).
@@ -338,10 +342,57 @@ struct TileKernel {
 
   TileKernel(const Buffers<memory_space>& b_, int rho_) : b(b_), rho(rho_), rho_log2(rho_ == 8 ? 3 : rho_ == 16 ? 4 : 5) {}
 
-  /// Rows 0-3: x, y, z, r of the block's row spheres; rows 4-7: of its column spheres.
-  static std::size_t scratch_bytes(int rho_) { return Scratch::shmem_size(8, rho_); }
+  // The GPU path (lane_tile_body); TDMAPS_FORCE_LANE_TILE runs it on host
+  // teams too, so its index math can be tested without a GPU.
+#if defined(TDMAPS_FORCE_LANE_TILE)
+  static constexpr bool lane_tile = true;
+#else
+  static constexpr bool lane_tile = is_gpu_space<ExecSpace>::value;
+#endif
+
+  /// A sphere (x, y, z, r), aligned so that one 16-byte load reads it.
+  struct alignas(16) Sphere {
+    float c[4];
+  };
+
+  /// Host: rows 0-3 x, y, z, r of the block's row spheres, rows 4-7 of its
+  /// column spheres. GPU: rho row spheres (plus alignment slack).
+  static std::size_t scratch_bytes(int rho_) {
+    const std::size_t soa = Scratch::shmem_size(8, rho_);
+    const std::size_t aos = sizeof(Sphere) * static_cast<std::size_t>(rho_ + 1);
+    return soa > aos ? soa : aos;
+  }
+
+  /// GPU: each thread owns one column of the block and keeps its sphere in
+  /// registers, then walks its rows reading the row sphere from scratch with
+  /// one broadcast 16-byte load (no per-element index division, no second
+  /// scratch load).
+  KOKKOS_FORCEINLINE_FUNCTION void lane_tile_body(const team_member_t<ExecSpace>& team, const Tile& t) const {
+    Sphere* rows = static_cast<Sphere*>(team.team_scratch(0).get_shmem_aligned(sizeof(Sphere) * rho, alignof(Sphere)));
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, 4 * rho), [&](const int q) {
+      const int p = q >> 2, c = q & 3;
+      rows[p].c[c] = p < t.rows ? b.s(t.i0 + p, c) : 0.0f;
+    });
+    team.team_barrier();
+    const bool diag = t.diagonal();
+    for_each_lane(team, rho_log2, [&](const int lane, const int first, const int step) {
+      if (lane >= t.cols) return;
+      const index_t j = t.j0 + lane;
+      const float xj = b.s(j, 0), yj = b.s(j, 1), zj = b.s(j, 2), rj = b.s(j, 3);
+      for (int ti = first; ti < t.rows; ti += step) {
+        if (diag && !t.contains(ti, lane)) continue;
+        const Sphere o = rows[ti];
+        const index_t i = t.i0 + ti;
+        b.apply(i, j, pair_index(i, j), collides(o.c[0], o.c[1], o.c[2], o.c[3], xj, yj, zj, rj));
+      }
+    });
+  }
 
   KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team, const Tile& t) const {
+    if constexpr (lane_tile) {
+      lane_tile_body(team, t);
+      return;
+    }
     const Scratch sh(team.team_scratch(0), 8, rho);
     // Coalesced: consecutive q read consecutive floats of the (n x 4) rows.
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, 8 * rho), [&](const int q) {
@@ -428,15 +479,15 @@ using range_t = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>;
 
 template <class ExecSpace, class Map>
 void launch(const ExecSpace& space, const Map& map, Kernel kernel, const Buffers<typename ExecSpace::memory_space>& b,
-            const char* what) {
+            const char* what, const LaunchHints& hints) {
   const std::string label = std::string("tdmaps::collision::") + what + "::" + name(kernel) + "::" + Map::name;
   if (kernel == Kernel::element) {
-    for_each_element(space, map, ElementKernel<typename ExecSpace::memory_space>{b}, label);
+    for_each_element(space, map, ElementKernel<typename ExecSpace::memory_space>{b}, label, hints);
     return;
   }
   if constexpr (tdmaps::impl::is_block_space<Map>) {
     const int rho = map.domain.rho;
-    for_each_tile(space, map, TileKernel<ExecSpace>::scratch_bytes(rho), TileKernel<ExecSpace>(b, rho), label);
+    for_each_tile(space, map, TileKernel<ExecSpace>::scratch_bytes(rho), TileKernel<ExecSpace>(b, rho), label, hints);
   } else {
     throw std::invalid_argument(std::string("tdmaps::collision: the tile kernel needs a block-space map; '") +
                                 Map::name + "' is a thread-space map (use the element kernel)");
@@ -468,13 +519,13 @@ void check_spheres(const ExecSpace& space, const ConstSpheres<typename ExecSpace
 
 template <class ExecSpace, class Map>
 index_t pair_list(const ExecSpace& space, const Map& map, Kernel kernel, Buffers<typename ExecSpace::memory_space> b,
-                  Output<typename ExecSpace::memory_space>& out) {
+                  Output<typename ExecSpace::memory_space>& out, const LaunchHints& hints) {
   using mem = typename ExecSpace::memory_space;
   const index_t n = map.domain.n;
   // Pass 1: colliding pairs per row.
   b.rows = Kokkos::View<counter_t*, mem>(Kokkos::view_alloc(space, "tdmaps::collision::row_count"), n);
   b.mode = Mode::row_count;
-  launch(space, map, kernel, b, "pairs_count");
+  launch(space, map, kernel, b, "pairs_count", hints);
   Kokkos::View<index_t*, mem> offset(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tdmaps::collision::row_offset"),
                                      n + 1);
   index_t k = 0;
@@ -494,7 +545,7 @@ index_t pair_list(const ExecSpace& space, const Map& map, Kernel kernel, Buffers
     Kokkos::deep_copy(space, b.rows, counter_t(0));
     Kokkos::deep_copy(space, b.overflow, 0);
     b.mode = Mode::append;
-    launch(space, map, kernel, b, "pairs_write");
+    launch(space, map, kernel, b, "pairs_write", hints);
     space.fence();
     int overflow = 0;
     Kokkos::deep_copy(overflow, b.overflow);
@@ -524,9 +575,11 @@ index_t pair_list(const ExecSpace& space, const Map& map, Kernel kernel, Buffers
 /// Tests every pair j < i of `spheres` under `map` (Triangle::strict_lower,
 /// n = spheres.extent(0)) with `kernel`, fills out's View for `result`, and
 /// returns the number of colliding pairs. Fences `space` before returning.
+/// `hints` shape the GPU teams (launch layer).
 template <class ExecSpace, class Map>
 index_t collide(const ExecSpace& space, const ConstSpheres<typename ExecSpace::memory_space>& spheres, const Map& map,
-                Result result, Kernel kernel, Output<typename ExecSpace::memory_space>& out) {
+                Result result, Kernel kernel, Output<typename ExecSpace::memory_space>& out,
+                const LaunchHints& hints = LaunchHints()) {
   using mem = typename ExecSpace::memory_space;
   const index_t n = static_cast<index_t>(spheres.extent(0));
   if (map.domain.triangle != Triangle::strict_lower)
@@ -553,11 +606,15 @@ index_t collide(const ExecSpace& space, const ConstSpheres<typename ExecSpace::m
   switch (result) {
     case Result::count:
     case Result::intflags: {
-      b.slots = Kokkos::View<impl::counter_t*, mem>(Kokkos::view_alloc(space, "tdmaps::collision::count_slots"),
-                                                    impl::count_slots * impl::slot_stride);
+      if (static_cast<index_t>(out.counters.extent(0)) != impl::count_slots * impl::slot_stride)
+        out.counters = Kokkos::View<impl::counter_t*, mem>(
+            Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tdmaps::collision::count_slots"),
+            impl::count_slots * impl::slot_stride);
+      Kokkos::deep_copy(space, out.counters, impl::counter_t(0));
+      b.slots = out.counters;
       b.ints = out.intflags;
       b.mode = result == Result::count ? impl::Mode::count : impl::Mode::intflags;
-      if (n > 1) impl::launch(space, map, kernel, b, result == Result::count ? "count" : "intflags");
+      if (n > 1) impl::launch(space, map, kernel, b, result == Result::count ? "count" : "intflags", hints);
       total = impl::sum(space, "tdmaps::collision::count_sum", impl::count_slots * impl::slot_stride,
                         impl::SumCounters<mem>{b.slots});
       break;
@@ -566,11 +623,11 @@ index_t collide(const ExecSpace& space, const ConstSpheres<typename ExecSpace::m
       b.words = out.flags;
       Kokkos::deep_copy(space, b.words, std::uint32_t(0));  // then only set bits are written
       b.mode = impl::Mode::flags;
-      if (n > 1) impl::launch(space, map, kernel, b, "flags");
+      if (n > 1) impl::launch(space, map, kernel, b, "flags", hints);
       total = impl::sum(space, "tdmaps::collision::flags_popcount", flag_words(n), impl::PopcountWords<mem>{b.words});
       break;
     case Result::pairs:
-      total = impl::pair_list(space, map, kernel, b, out);
+      total = impl::pair_list(space, map, kernel, b, out, hints);
       break;
   }
   space.fence();

@@ -225,13 +225,33 @@ struct TileKernel {
   EdmData<Real, memory_space> e;
   int rho = 8;
 
+  // The GPU path (gpu_tile) for d <= 4; TDMAPS_FORCE_LANE_TILE runs it on
+  // host teams too, so its index math can be tested without a GPU.
+#if defined(TDMAPS_FORCE_LANE_TILE)
+  static constexpr bool lane_tile = true;
+#else
+  static constexpr bool lane_tile = is_gpu_space<ExecSpace>::value;
+#endif
+
   static std::size_t scratch_bytes(int rho, int d) {
-    return 2 * scratch_view::shmem_size(static_cast<std::size_t>(rho) * static_cast<std::size_t>(d));
+    const std::size_t soa = 2 * scratch_view::shmem_size(static_cast<std::size_t>(rho) * static_cast<std::size_t>(d));
+    // GPU d <= 4: rho points of 4 padded coordinates, plus alignment slack.
+    const std::size_t aos = static_cast<std::size_t>(rho) * 4 * sizeof(Real) + 4 * sizeof(Real);
+    return soa > aos ? soa : aos;
   }
 
   template <class Member>
   KOKKOS_FUNCTION void operator()(const Member& team, const Tile& mapped) const {
     const Tile t = e.layout == Layout::condensed ? condensed_order(mapped) : mapped;
+    if constexpr (lane_tile) {
+      switch (e.d) {  // uniform over the launch
+        case 1: return gpu_tile<1>(team, t);
+        case 2: return gpu_tile<2>(team, t);
+        case 3: return gpu_tile<3>(team, t);
+        case 4: return gpu_tile<4>(team, t);
+        default: break;
+      }
+    }
     scratch_view rows(team.team_scratch(0), static_cast<std::size_t>(rho) * e.d);
     scratch_view cols(team.team_scratch(0), static_cast<std::size_t>(rho) * e.d);
     // Coalesced loads (consecutive e = (point, k) are consecutive in memory),
@@ -253,6 +273,77 @@ struct TileKernel {
       case 4: compute<4>(team, t, rows.data(), cols.data()); break;
       default: compute<0>(team, t, rows.data(), cols.data()); break;
     }
+  }
+
+  /// A point of D <= 4 coordinates padded to a power of two and aligned to
+  /// its size, so one vector load (LDS.64/128) reads it from scratch.
+  template <int D>
+  struct alignas(sizeof(Real) * (D == 3 ? 4 : D)) Point {
+    Real c[D == 3 ? 4 : D];
+  };
+
+  /// GPU tile, d = D <= 4. Each thread owns one lane of the block (a column
+  /// j for packed / full, a row i for condensed: the direction in which the
+  /// output is contiguous) and keeps that point in registers; it then walks
+  /// its rows (columns), reading the other point from scratch with one
+  /// broadcast vector load. Per element: one scratch load, D subtractions,
+  /// D multiply-adds, a sqrt, a 64-bit address and a coalesced store.
+  template <int D, class Member>
+  KOKKOS_FORCEINLINE_FUNCTION void gpu_tile(const Member& team, const Tile& t) const {
+    using P = Point<D>;
+    constexpr int PD = D == 3 ? 4 : D;
+    const bool condensed = e.layout == Layout::condensed;
+    // Staged side: the rows of the block (packed, full) or its columns (condensed).
+    const index_t s0 = condensed ? t.j0 : t.i0;
+    const int slen = condensed ? t.cols : t.rows;
+    const index_t l0 = condensed ? t.i0 : t.j0;
+    const int llen = condensed ? t.rows : t.cols;
+    P* staged = static_cast<P*>(team.team_scratch(0).get_shmem_aligned(sizeof(P) * rho, alignof(P)));
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, rho * PD), [&](const int q) {
+      const int p = q / PD, k = q - p * PD;  // PD is a power of two: shifts
+      staged[p].c[k] = (p < slen && k < D) ? e.x(s0 + p, k) : Real(0);
+    });
+    team.team_barrier();
+    const index_t n = e.n;
+    Real* out = e.out.data();
+    const bool diag = t.diagonal();
+    for_each_lane(team, log2_block_side(rho), [&](const int lane, const int first, const int step) {
+      if (lane >= llen) return;
+      Real mine[D];
+      for (int k = 0; k < D; ++k) mine[k] = e.x(l0 + lane, k);
+      if (!condensed) {
+        // Lower triangle incl. diagonal: j0 + lane <= i0 + ti.
+        const index_t j = t.j0 + lane;
+        const bool full = e.layout == Layout::full;
+        const bool mirror = full && e.symmetric;
+        for (int ti = first; ti < t.rows; ti += step) {
+          if (diag && lane > ti) continue;
+          const P o = staged[ti];
+          Real s = 0;
+          for (int k = 0; k < D; ++k) {
+            const Real u = mine[k] - o.c[k];
+            s += u * u;
+          }
+          const Real v = sqrt_real(s);
+          const index_t i = t.i0 + ti;
+          out[(full ? i * n : tri(i)) + j] = v;
+          if (mirror && i != j) out[j * n + i] = v;
+        }
+      } else {
+        // Strict lower triangle, column-contiguous: i0 + lane > j0 + tj.
+        const index_t i = t.i0 + lane;
+        for (int tj = first; tj < t.cols; tj += step) {
+          if (diag && lane <= tj) continue;
+          const P o = staged[tj];
+          Real s = 0;
+          for (int k = 0; k < D; ++k) {
+            const Real u = mine[k] - o.c[k];
+            s += u * u;
+          }
+          out[condensed_index(n, i, t.j0 + tj)] = sqrt_real(s);
+        }
+      }
+    });
   }
 
   /// Condensed output is column-major in our lower triangle: column j is

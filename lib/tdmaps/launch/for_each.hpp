@@ -282,6 +282,29 @@ KOKKOS_FORCEINLINE_FUNCTION void for_each_in_tile(const Member& team, const Tile
   });
 }
 
+/// Inside a tile kernel on a GPU team of R threads x rho lanes (the launch
+/// layer's shape): f(lane, first, step) once per thread, with lane in
+/// [0, rho) and the thread's rows first, first + step, ... (step = R). A
+/// kernel keeps its lane's column data in registers and walks its rows,
+/// which is what the tile kernels of the apps do on GPU backends:
+///
+///   for_each_lane(team, t, [&](int tj, int first, int step) {
+///     const auto cj = load(t.j0 + tj);  // once per thread
+///     for (int ti = first; ti < t.rows; ti += step) f(ti, tj, cj);
+///   });
+///
+/// On a host team (1 x 1) it is one call per lane with first = 0, step = 1.
+template <class Member, class F>
+KOKKOS_FORCEINLINE_FUNCTION void for_each_lane(const Member& team, int log2_rho, const F& f) {
+  const int step = team.team_size();
+  const int mask = (1 << log2_rho) - 1;
+  Kokkos::parallel_for(Kokkos::TeamVectorRange(team, step << log2_rho),
+                       [&](const int k) { f(k & mask, k >> log2_rho, step); });
+}
+
+/// log2 of a block side (8, 16 or 32).
+KOKKOS_FORCEINLINE_FUNCTION int log2_block_side(int rho) { return rho == 8 ? 3 : rho == 16 ? 4 : 5; }
+
 }  // namespace tdmaps
 
 #endif
