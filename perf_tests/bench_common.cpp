@@ -98,7 +98,8 @@ Own options (LIST: comma-separated numbers or first:last:step ranges):
   --ceiling-mib=M       size of the write-ceiling fill (GPU 4096, host 256)
   --edm-n=LIST --edm-d=LIST --edm-rho=LIST
   --edm-layouts=packed,condensed,full --edm-kernels=element,tile
-  --collision-n=LIST --collision-rho=LIST
+  --collision-n=LIST --collision-rho=LIST --collision-dims=LIST (of 1,3)
+  --collision-results=count,intflags,flags,pairs --collision-kernels=tile,element
   --team-threads=LIST   GPU threads per team of the EDM and collision cases,
                         0 = the library's default (variant suffix _t<threads>)
   --launch-n=LIST --launch-rho=LIST   the launch-path comparison (plain
@@ -173,12 +174,32 @@ Options parse_options(int argc, char** argv, bool& show_help) {
     } else if (key == "--launch-rho") {
       need_value();
       o.launch_rho = parse_int_list(key, value);
+    } else if (key == "--collision-dims") {
+      need_value();
+      o.collision_dims = parse_int_list(key, value);
+      for (int d : o.collision_dims)
+        if (d != 1 && d != 3) throw std::invalid_argument("--collision-dims: " + std::to_string(d) + " is not 1 or 3");
+    } else if (key == "--collision-results") {
+      need_value();
+      o.collision_results = parse_name_list(value);
+      for (const auto& r : o.collision_results)
+        if (r != "count" && r != "intflags" && r != "flags" && r != "pairs")
+          throw std::invalid_argument("--collision-results: unknown result '" + r + "' (known: count, intflags, flags, pairs)");
+    } else if (key == "--collision-kernels") {
+      need_value();
+      o.collision_kernels = parse_name_list(value);
+      for (const auto& k : o.collision_kernels)
+        if (k != "tile" && k != "element")
+          throw std::invalid_argument("--collision-kernels: unknown kernel '" + k + "' (known: tile, element)");
     } else if (key == "--team-threads") {
       need_value();
-      o.team_threads = parse_int_list(key, value);
-      for (int t : o.team_threads)
+      o.team_threads.clear();
+      for (const auto& item : parse_name_list(value)) {
+        const long long t = parse_integer(key, item);
         if (t != 0 && (t < 8 || t > 1024 || (t & (t - 1)) != 0))
-          throw std::invalid_argument("--team-threads: " + std::to_string(t) + " is not 0 or a power of two in 8..1024");
+          throw std::invalid_argument("--team-threads: " + item + " is not 0 or a power of two in 8..1024");
+        o.team_threads.push_back(static_cast<int>(t));
+      }
     } else if (key == "--iters") {
       need_value();
       const long long k = parse_integer(key, value);

@@ -88,14 +88,15 @@ col::Result parse_result(const std::string& s) {
 }  // namespace
 
 void register_collision_benchmarks(const Options& o) {
-  for (const int dims : {3, 1})
-    for (const char* r : {"count", "intflags", "flags", "pairs"})
-      for (const col::Kernel kernel : {col::Kernel::tile, col::Kernel::element})
+  for (const int dims : o.collision_dims)
+    for (const std::string& r : o.collision_results)
+      for (const std::string& kname : o.collision_kernels)
         for (const int threads : o.team_threads)
           for (const int rho : o.collision_rho)
             for (const index_t n : o.collision_n)
               for (const auto& label : app_map_labels()) {
                 if (!map_selected(o, label)) continue;
+                const col::Kernel kernel = kname == "tile" ? col::Kernel::tile : col::Kernel::element;
                 if (kernel == col::Kernel::tile && is_thread_space_label(label)) continue;
                 if (threads != 0 && threads < rho) continue;  // less than one row of the block
                 const col::Result result = parse_result(r);

@@ -46,6 +46,53 @@ __global__ void __launch_bounds__(1024) element_kernel_rows(const Map map, const
   }
 }
 
+// The twin of tdmaps' GPU EDM tile kernel (cuda_reference.hpp, launch_tile).
+template <int D>
+struct alignas(sizeof(float) * (D == 3 ? 4 : D)) TilePoint {
+  float c[D == 3 ? 4 : D];
+};
+
+template <class Map, int D, bool Full>
+__global__ void __launch_bounds__(1024) edm_tile_kernel(const Map map, const float* __restrict__ x,
+                                                        float* __restrict__ out) {
+  constexpr int PD = D == 3 ? 4 : D;
+  __shared__ TilePoint<D> rows[32];
+  Block2 b;
+  if (!map.block(static_cast<index_t>(blockIdx.x), b)) return;
+  const int rho = map.domain.rho;
+  const index_t n = map.domain.n;
+  const index_t i0 = b.bi * rho, j0 = b.bj * rho;
+  const int nrows = static_cast<int>(n - i0 < rho ? n - i0 : rho);
+  const int ncols = static_cast<int>(n - j0 < rho ? n - j0 : rho);
+  for (int q = threadIdx.y * blockDim.x + threadIdx.x; q < rho * PD; q += blockDim.x * blockDim.y) {
+    const int p = q / PD, k = q % PD;
+    rows[p].c[k] = (p < nrows && k < D) ? x[(i0 + p) * D + k] : 0.0f;
+  }
+  __syncthreads();
+  const int lane = threadIdx.x, first = threadIdx.y, step = blockDim.y;
+  if (lane >= ncols) return;
+  const index_t j = j0 + lane;
+  float mine[D];
+  for (int k = 0; k < D; ++k) mine[k] = x[j * D + k];
+  int ti = first;
+  if (i0 == j0 && lane > first) ti = first + (lane - first + step - 1) / step * step;
+  const index_t i = i0 + ti;
+  float* at = out + ((Full ? i * n : tdmaps::tri(i)) + j);
+  index_t delta = Full ? index_t(step) * n : index_t(step) * i + tdmaps::tri(step);
+  const index_t growth = Full ? 0 : index_t(step) * step;
+  for (; ti < nrows; ti += step) {
+    const TilePoint<D> o = rows[ti];
+    float s = 0.0f;
+    for (int k = 0; k < D; ++k) {
+      const float u = mine[k] - o.c[k];
+      s += u * u;
+    }
+    *at = sqrtf(s);
+    at += delta;
+    delta += growth;
+  }
+}
+
 __global__ void fill_kernel(std::uint32_t* out, std::size_t count, std::uint32_t value) {
   const std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (k < count) out[k] = value;
@@ -117,6 +164,34 @@ void launch(RefMap m, RefBody b, index_t n, int rho, int rows, const float* x, v
     case RefBody::edm_full_d2: run_map(m, n, rho, rows, EdmBody<2, true>{x, f, n}); break;
     case RefBody::edm_packed_d4: run_map(m, n, rho, rows, EdmBody<4, false>{x, f, n}); break;
     case RefBody::edm_full_d4: run_map(m, n, rho, rows, EdmBody<4, true>{x, f, n}); break;
+  }
+}
+
+namespace {
+template <class Map, int D, bool Full>
+void run_tile(const Map& map, int rows, const float* x, float* out) {
+  const index_t league = map.league_size();
+  if (league == 0) return;
+  if (league > 0x7fffffff) throw std::runtime_error("tdmaps cuda_reference: league exceeds the grid limit");
+  edm_tile_kernel<Map, D, Full><<<static_cast<unsigned>(league), dim3(map.domain.rho, rows), 0, stream()>>>(map, x, out);
+  check(cudaGetLastError(), "edm tile kernel launch");
+}
+template <int D, bool Full>
+void run_tile_map(RefMap m, index_t n, int rho, int rows, const float* x, float* out) {
+  if (rows < 1 || rows > rho) throw std::invalid_argument("tdmaps cuda_reference: rows must be in 1..rho");
+  if (m == RefMap::bb) run_tile<tdmaps::BoundingBoxMap, D, Full>(tdmaps::BoundingBoxMap(n, rho), rows, x, out);
+  else run_tile<tdmaps::LambdaMap<tdmaps::SqrtRsqrt, tdmaps::Exact>, D, Full>(
+      tdmaps::LambdaMap<tdmaps::SqrtRsqrt, tdmaps::Exact>(n, rho), rows, x, out);
+}
+}  // namespace
+
+void launch_tile(RefMap m, RefBody b, index_t n, int rho, int rows, const float* x, float* out) {
+  switch (b) {
+    case RefBody::dummy: throw std::invalid_argument("tdmaps cuda_reference: launch_tile runs the EDM bodies only");
+    case RefBody::edm_packed_d2: run_tile_map<2, false>(m, n, rho, rows, x, out); break;
+    case RefBody::edm_full_d2: run_tile_map<2, true>(m, n, rho, rows, x, out); break;
+    case RefBody::edm_packed_d4: run_tile_map<4, false>(m, n, rho, rows, x, out); break;
+    case RefBody::edm_full_d4: run_tile_map<4, true>(m, n, rho, rows, x, out); break;
   }
 }
 

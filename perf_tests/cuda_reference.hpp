@@ -37,6 +37,15 @@ const char* body_label(RefBody b);  ///< "dummy", "edm_packed_d4", ...
 /// Throws std::runtime_error on a launch error.
 void launch(RefMap map, RefBody body, tdmaps::index_t n, int rho, int rows, const float* x, void* out);
 
+/// The EDM bodies (not the dummy) as tdmaps' GPU tile kernel computes them
+/// (apps/edm/edm.hpp, TileKernel::gpu_rows): blocks of rho x rows threads,
+/// the block's row points staged in shared memory (padded to 2 or 4 floats),
+/// each thread keeps its column point in registers and walks rows ti, ti +
+/// rows, ...; the output position advances by a running difference. The
+/// plain-CUDA twin of `edm(..., Kernel::tile)`, to measure what Kokkos costs
+/// that kernel.
+void launch_tile(RefMap map, RefBody body, tdmaps::index_t n, int rho, int rows, const float* x, float* out);
+
 /// Write-only fill of count uint32 values: one element per thread, or four
 /// per thread with 16-byte stores (count a multiple of 4, out 16-byte aligned).
 void fill(std::uint32_t* out, std::size_t count, std::uint32_t value, bool vec4);

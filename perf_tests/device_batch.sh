@@ -2,14 +2,15 @@
 # The whole GPU batch of one device session, from the repository root:
 #   unit tests of the cuda build, the apps' CLI checks, the main job (apps/demo.py),
 #   compute-sanitizer memcheck + racecheck on every CUDA kernel family at a
-#   small and a mid n, the issue-target benchmarks at n = 30720 / 65536, the
-#   quick sweep, and PyTorch's pdist/cdist on the same GPU.
+#   small and a mid n, the issue-target benchmarks at n = 30720 / 65536 (apps
+#   first, then the tile kernels' team sizes, then the launch paths and the
+#   dummy), the quick sweep, and PyTorch's pdist/cdist on the same GPU.
 #
 #   bash perf_tests/device_batch.sh [BIN_DIR]     (default build/cuda/bin)
 #
 # BIN_DIR holds the cuda-preset binaries and libbenchmark.so.1debian (the
 # benchmark's RUNPATH is $ORIGIN). Everything lands in $OUT as logs.tgz,
-# targets.tgz and quick.tgz.
+# targets_apps.tgz, team_size.tgz, targets_launch.tgz and quick.tgz.
 set -uo pipefail
 BIN=${1:-build/cuda/bin}
 OUT=${OUT:-$PWD/device_out}
@@ -39,20 +40,38 @@ fi
 say "main job on the GPU (n = 30720)"
 python3 apps/demo.py --bin "$BIN" --n 30720 --repeat 10 2>&1 | tee "$L/demo_cuda.txt"
 
+say "issue targets: EDM and collision (n = 30720, 65536; block 32; 20 iterations)"
+timeout $(( $(left) - 300 )) python3 perf_tests/sweep.py --bin "$BIN/tdmaps_bench_maps" --groups ceiling,edm,collision \
+  --out "$OUT/targets_apps" -- --rho=32 --edm-n=30720,65536 --edm-d=2,4 --edm-rho=32 --maps=bb,lambda_rsqrt,rb,rec,h \
+  --collision-n=30720 --collision-rho=32 --iters=20 2>&1 | tail -40 | tee "$L/targets_apps.txt"
+
+say "team size of the tile kernels (n = 30720)"
+timeout $(( $(left) - 260 )) python3 perf_tests/sweep.py --bin "$BIN/tdmaps_bench_maps" --groups edm,collision \
+  --out "$OUT/team_size" -- --edm-n=30720 --edm-d=2,4 --edm-rho=32 --edm-layouts=packed,condensed,full --edm-kernels=tile \
+  --maps=bb,lambda_rsqrt --team-threads=64,128,512,1024 --collision-n=30720 --collision-rho=32 --collision-dims=3 \
+  --collision-results=intflags,flags --collision-kernels=tile --iters=10 2>&1 | tail -30 | tee "$L/team_size.txt"
+
+say "launch paths and the dummy (plain CUDA beside tdmaps; n = 30720, 65536)"
+timeout $(( $(left) - 200 )) python3 perf_tests/sweep.py --bin "$BIN/tdmaps_bench_maps" --groups dummy,launch \
+  --out "$OUT/targets_launch" -- --n=30720,65536 --rho=32 --launch-n=30720,65536 --launch-rho=32 --iters=20 2>&1 \
+  | tail -40 | tee "$L/targets_launch.txt"
+
 say "compute-sanitizer"
 san() {  # tool, name, command...
   local tool=$1 name=$2; shift 2
-  [ "$(left)" -gt 330 ] || { echo "$tool $name skipped (budget)" | tee -a "$L/batch.log"; return; }
+  [ "$(left)" -gt 120 ] || { echo "$tool $name skipped (budget)" | tee -a "$L/batch.log"; return; }
   timeout 60 compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20 "$@" > "$L/san_${tool}_${name}.log" 2>&1
   echo "$tool $name rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$L/san_${tool}_${name}.log" | tail -1)" | tee -a "$L/batch.log"
 }
-# memcheck: every kernel family (EDM element/tile/gemm, collision element/tile
-# for each result) at a small and a mid n; racecheck: the tile kernels (the
-# only ones with team scratch and barriers).
+# memcheck: every kernel family (EDM element / tile in each layout / gemm,
+# collision element / tile for each result) at a small and a mid n;
+# racecheck: the tile kernels (the only ones with team scratch and barriers).
 for n in 1000 4000; do
-  for m in bb lambda rec h; do
-    san memcheck "edm_tile_${m}_$n" "$BIN/tdmaps-edm" --random $n --dims 4 --map $m --kernel tile --layout packed --precision fp32
+  for l in packed condensed full; do
+    san memcheck "edm_tile_${l}_$n" "$BIN/tdmaps-edm" --random $n --dims 4 --map lambda --kernel tile --layout $l --precision fp32
   done
+  san memcheck "edm_tile_full_sym_d3_$n" "$BIN/tdmaps-edm" --random $n --dims 3 --map h --kernel tile --layout full --symmetric --precision fp64
+  san memcheck "edm_tile_d7_$n" "$BIN/tdmaps-edm" --random $n --dims 7 --map rec --kernel tile --layout condensed --precision fp32
   for m in rb utm; do
     san memcheck "edm_element_${m}_$n" "$BIN/tdmaps-edm" --random $n --dims 2 --map $m --kernel element --layout condensed --precision fp64
     san memcheck "collide_element_${m}_$n" "$BIN/tdmaps-collide" --random $n --dims 1 --map $m --kernel element --result flags
@@ -65,15 +84,11 @@ done
 for n in 500 2000; do
   for m in lambda h; do
     san racecheck "edm_tile_${m}_$n" "$BIN/tdmaps-edm" --random $n --dims 3 --map $m --kernel tile --layout full --precision fp32
+    san racecheck "edm_tile_condensed_${m}_$n" "$BIN/tdmaps-edm" --random $n --dims 4 --map $m --kernel tile --layout condensed --precision fp32
     san racecheck "collide_tile_${m}_$n" "$BIN/tdmaps-collide" --random $n --dims 3 --map $m --kernel tile --result pairs
   done
 done
 san memcheck unit_maps "$BIN/tdmaps_unit_tests_cuda" --gtest_filter='*map_h_covers*:*map_coverage_holds*:*harness*:*dummy*'
-
-say "issue-target benchmarks (n = 30720, 65536; block 32; 20 iterations)"
-timeout $(( $(left) - 130 )) python3 perf_tests/sweep.py --bin "$BIN/tdmaps_bench_maps" --groups ceiling,dummy,edm,collision,launch \
-  --out "$OUT/targets" -- --n=30720,65536 --rho=32 --edm-n=30720,65536 --edm-d=2,4 --edm-rho=32 \
-  --collision-n=30720 --collision-rho=32 --launch-n=30720,65536 --launch-rho=16,32 --iters=20 2>&1 | tail -60 | tee "$L/targets.txt"
 
 say "quick sweep"
 [ "$(left)" -gt 60 ] && timeout $(( $(left) - 30 )) python3 perf_tests/sweep.py --bin "$BIN/tdmaps_bench_maps" --quick --out "$OUT/quick" 2>&1 | tail -40 > "$L/quick.txt"
@@ -97,6 +112,6 @@ cat "$L/torch.txt" | tee -a "$L/batch.log"
 
 say done
 cd "$OUT" && tar czf logs.tgz logs && rm -rf logs
-[ -d targets ] && tar czf targets.tgz targets && rm -rf targets
+for d in targets_apps team_size targets_launch; do [ -d $d ] && tar czf $d.tgz $d && rm -rf $d; done
 [ -d quick ] && tar czf quick.tgz quick && rm -rf quick
 ls -la "$OUT"

@@ -31,6 +31,8 @@ struct DummyStore {
 
 template <int D, bool Full>
 struct EdmBody {
+  static constexpr int dims = D;
+  static constexpr bool full = Full;
   const float* x = nullptr;
   float* out = nullptr;
   index_t n = 0;

@@ -23,6 +23,11 @@
 //   range         a flat RangePolicy over league * rho^2 threads: thread k ->
 //                 (omega, ti, tj) by shifts, block size left to Kokkos
 //                                                          papers' shape
+//   tdmaps_tile   EDM bodies only: tdmaps::edm::edm(..., Kernel::tile), the
+//                 library's GPU tile kernel (row points staged, column point
+//                 in registers)                            tdmaps' shape
+//   cuda_tile     its plain-CUDA twin (cuda_reference::launch_tile)
+// t(tdmaps_tile) / t(cuda_tile) is the Kokkos overhead of the tile kernel.
 // t(tdmaps) / t(cuda_t256) and t(tdmaps_t1024) / t(cuda) are the overhead of
 // Kokkos' team path at equal shape (perf_tests/README.md).
 #include "bench_common.hpp"
@@ -30,6 +35,9 @@
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include "cuda_reference.hpp"
+#endif
+#if defined(TDMAPS_BENCH_HAVE_EDM)
+#include <edm/edm.hpp>
 #endif
 
 #include <random>
@@ -83,7 +91,7 @@ struct RangeElement {
   }
 };
 
-enum class Launch { cuda, cuda_t256, tdmaps, tdmaps_t1024, tdmaps_t128, tdmaps_t64, team_flat, range };
+enum class Launch { cuda, cuda_t256, tdmaps, tdmaps_t1024, tdmaps_t128, tdmaps_t64, team_flat, range, tdmaps_tile, cuda_tile };
 const char* launch_label(Launch l) {
   switch (l) {
     case Launch::cuda: return "cuda";
@@ -94,6 +102,8 @@ const char* launch_label(Launch l) {
     case Launch::tdmaps_t64: return "tdmaps_t64";
     case Launch::team_flat: return "team_flat";
     case Launch::range: return "range";
+    case Launch::tdmaps_tile: return "tdmaps_tile";
+    case Launch::cuda_tile: return "cuda_tile";
   }
   return "?";
 }
@@ -130,6 +140,19 @@ void launch_kokkos(Launch l, const Map& map, const Body& body, const std::string
     tdmaps::for_each_element(space, map, body, label, hints);
     return;
   }
+#if defined(TDMAPS_BENCH_HAVE_EDM)
+  if constexpr (!std::is_same<Body, DummyStore>::value) {
+    if (l == Launch::tdmaps_tile) {
+      const index_t n = map.domain.n;
+      const index_t size = Body::full ? n * n : tdmaps::tri(n);
+      Kokkos::View<const float**, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryUnmanaged> x(body.x, n, Body::dims);
+      Kokkos::View<float*, MemSpace, Kokkos::MemoryUnmanaged> out(body.out, size);
+      tdmaps::edm::edm(space, x, out, map, Body::full ? tdmaps::edm::Layout::full : tdmaps::edm::Layout::packed,
+                       tdmaps::edm::Kernel::tile);
+      return;
+    }
+  }
+#endif
   if constexpr (has_variants<Body>) {
     const int rho = map.domain.rho;
     const int log2_rho = rho == 8 ? 3 : rho == 16 ? 4 : 5;
@@ -204,7 +227,12 @@ void run_case(benchmark::State& state, const Options& o, const BodyInfo& info, L
                            : info.kind == BodyKind::edm_full_d2   ? RefBody::edm_full_d2
                            : info.kind == BodyKind::edm_packed_d4 ? RefBody::edm_packed_d4
                                                                   : RefBody::edm_full_d4;
-  if (l == Launch::cuda || l == Launch::cuda_t256) {
+  if (l == Launch::cuda_tile) {
+    time_launches(state, pairs, bytes, [&] {
+      cuda_reference::launch_tile(ref_map, ref_body, n, map.domain.rho, default_rows(map.domain.rho), x.data(),
+                                  reinterpret_cast<float*>(out.data()));
+    });
+  } else if (l == Launch::cuda || l == Launch::cuda_t256) {
     const int rho = map.domain.rho;
     const int rows = l == Launch::cuda ? rho : default_rows(rho);
     time_launches(state, pairs, bytes,
@@ -240,10 +268,13 @@ void run_body(benchmark::State& state, const Options& o, const BodyInfo& info, L
 void register_launch_benchmarks(const Options& o) {
   std::vector<Launch> launches;
 #if defined(KOKKOS_ENABLE_CUDA)
-  launches.insert(launches.end(), {Launch::cuda, Launch::cuda_t256});
+  launches.insert(launches.end(), {Launch::cuda, Launch::cuda_t256, Launch::cuda_tile});
 #endif
   launches.insert(launches.end(), {Launch::tdmaps, Launch::tdmaps_t1024, Launch::tdmaps_t128, Launch::tdmaps_t64,
                                    Launch::team_flat, Launch::range});
+#if defined(TDMAPS_BENCH_HAVE_EDM)
+  launches.push_back(Launch::tdmaps_tile);
+#endif
   for (const BodyInfo& info : body_infos)
     for (int rho : o.launch_rho)
       for (index_t n : o.launch_n)
@@ -252,6 +283,8 @@ void register_launch_benchmarks(const Options& o) {
           for (Launch l : launches) {
             const bool variant = l == Launch::team_flat || l == Launch::range;
             if (variant && !(info.kind == BodyKind::dummy || info.kind == BodyKind::edm_full_d4)) continue;
+            const bool tile = l == Launch::tdmaps_tile || l == Launch::cuda_tile;
+            if (tile && info.kind == BodyKind::dummy) continue;
             const std::string name =
                 case_name("launch", std::string(info.label) + "." + launch_label(l), map, rho, n);
             const bool bb = std::string(map) == "bb";

@@ -32,7 +32,7 @@ MAP_STYLE = {
 }
 LAUNCH_STYLE = {"tdmaps": "#d62728", "team_flat": "#1f77b4", "tdmaps_t1024": "#ff7f0e", "range": "#2ca02c",
                 "cuda_t256": "#7f7f7f", "tdmaps_t128": "#9467bd", "tdmaps_t64": "#8c564b", "prop_t256": "#17becf",
-                "prop_t64": "#bcbd22"}
+                "prop_t64": "#bcbd22", "tdmaps_tile": "#17becf", "cuda_tile": "#7f7f7f"}
 
 
 def die(msg):
@@ -186,7 +186,7 @@ def launch_figure(rows, tmp):
     for body, m, rho in keys:
         series = []
         for how in ("tdmaps", "team_flat", "prop_t256", "prop_t64", "tdmaps_t1024", "tdmaps_t128", "tdmaps_t64", "range",
-                    "cuda_t256"):
+                    "cuda_t256", "tdmaps_tile"):
             pts = [(r["n"], r["vs_cuda"]) for r in rs
                    if r["variant"] == body + "." + how and r["map"] == m and r["rho"] == rho]
             series.append((how, LAUNCH_STYLE[how], pts))

@@ -167,9 +167,9 @@ def rows_from_json(group, data):
 # tdmaps_t128 / t64 have no plain-CUDA twin: they are held against the papers' cuda.
 LAUNCH_REFERENCE = {"cuda_t256": "cuda", "tdmaps": "cuda_t256", "team_flat": "cuda_t256",
                     "tdmaps_t1024": "cuda", "range": "cuda", "tdmaps_t128": "cuda", "tdmaps_t64": "cuda",
-                    "prop_t256": "cuda_t256", "prop_t64": "cuda"}
+                    "prop_t256": "cuda_t256", "prop_t64": "cuda", "tdmaps_tile": "cuda_tile"}
 LAUNCH_ORDER = ["cuda", "cuda_t256", "tdmaps", "team_flat", "prop_t256", "tdmaps_t1024", "tdmaps_t128", "tdmaps_t64",
-                "prop_t64", "range"]
+                "prop_t64", "range", "cuda_tile", "tdmaps_tile"]
 
 
 def add_ratios(rows):
@@ -256,7 +256,8 @@ def summary_table(rows, ceiling, context):
     if launch:
         lines.append("")
         lines.append("launch paths (ms; in brackets t / t of plain CUDA of the same team shape: tdmaps, team_flat vs")
-        lines.append("cuda_t256; tdmaps_t1024, range vs cuda; same kernel body, map, rho; largest n):")
+        lines.append("cuda_t256; tdmaps_t1024, range vs cuda; tdmaps_tile vs cuda_tile; same kernel body, map, rho;")
+        lines.append("largest n):")
         n = max(r["n"] for r in launch)
         table = {}
         for r in launch:

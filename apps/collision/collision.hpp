@@ -296,28 +296,32 @@ struct Buffers {
   /// colliding pairs cost an atomic (a few percent of the pairs): cheaper on a
   /// GPU than any reduction, since a block holds one pair per thread and a
   /// reduction's shuffles and barriers would be paid by every pair.
+  template <Mode M>
+  KOKKOS_FORCEINLINE_FUNCTION void apply(index_t i, index_t j, index_t p, bool h) const {
+    if constexpr (M == Mode::count) {
+      if (h) Kokkos::atomic_add(&slots(((i + j) & (count_slots - 1)) * slot_stride), counter_t(1));
+    } else if constexpr (M == Mode::flags) {
+      if (h) Kokkos::atomic_fetch_or(&words(p >> 5), std::uint32_t(1) << (p & 31));
+    } else if constexpr (M == Mode::intflags) {
+      ints(p) = h ? 1 : 0;
+      // Counted as for Mode::count: cheaper than reading the T(n - 1) ints back.
+      if (h) Kokkos::atomic_add(&slots(((i + j) & (count_slots - 1)) * slot_stride), counter_t(1));
+    } else if constexpr (M == Mode::row_count) {
+      if (h) Kokkos::atomic_add(&rows(i), counter_t(1));
+    } else {
+      if (h) {
+        const index_t at = reserve(i);
+        if (at >= 0) keys(at) = p;
+      }
+    }
+  }
   KOKKOS_FORCEINLINE_FUNCTION void apply(index_t i, index_t j, index_t p, bool h) const {
     switch (mode) {
-      case Mode::count:
-        if (h) Kokkos::atomic_add(&slots(((i + j) & (count_slots - 1)) * slot_stride), counter_t(1));
-        break;
-      case Mode::flags:
-        if (h) Kokkos::atomic_fetch_or(&words(p >> 5), std::uint32_t(1) << (p & 31));
-        break;
-      case Mode::intflags:
-        ints(p) = h ? 1 : 0;
-        // Counted as for Mode::count: cheaper than reading the T(n - 1) ints back.
-        if (h) Kokkos::atomic_add(&slots(((i + j) & (count_slots - 1)) * slot_stride), counter_t(1));
-        break;
-      case Mode::row_count:
-        if (h) Kokkos::atomic_add(&rows(i), counter_t(1));
-        break;
-      case Mode::append:
-        if (h) {
-          const index_t at = reserve(i);
-          if (at >= 0) keys(at) = p;
-        }
-        break;
+      case Mode::count: apply<Mode::count>(i, j, p, h); break;
+      case Mode::flags: apply<Mode::flags>(i, j, p, h); break;
+      case Mode::intflags: apply<Mode::intflags>(i, j, p, h); break;
+      case Mode::row_count: apply<Mode::row_count>(i, j, p, h); break;
+      case Mode::append: apply<Mode::append>(i, j, p, h); break;
     }
   }
 };
@@ -365,8 +369,9 @@ struct TileKernel {
 
   /// GPU: each thread owns one column of the block and keeps its sphere in
   /// registers, then walks its rows reading the row sphere from scratch with
-  /// one broadcast 16-byte load (no per-element index division, no second
-  /// scratch load).
+  /// one broadcast 16-byte load. The mode is a template parameter, the pair
+  /// index advances by a running difference, and on a diagonal block the
+  /// loop starts below the diagonal (no per-element domain test).
   KOKKOS_FORCEINLINE_FUNCTION void lane_tile_body(const team_member_t<ExecSpace>& team, const Tile& t) const {
     Sphere* rows = static_cast<Sphere*>(team.team_scratch(0).get_shmem_aligned(sizeof(Sphere) * rho, alignof(Sphere)));
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, 4 * rho), [&](const int q) {
@@ -374,16 +379,37 @@ struct TileKernel {
       rows[p].c[c] = p < t.rows ? b.s(t.i0 + p, c) : 0.0f;
     });
     team.team_barrier();
-    const bool diag = t.diagonal();
+    switch (b.mode) {  // uniform over the launch
+      case Mode::count: return lane_rows<Mode::count>(team, t, rows);
+      case Mode::flags: return lane_rows<Mode::flags>(team, t, rows);
+      case Mode::intflags: return lane_rows<Mode::intflags>(team, t, rows);
+      case Mode::row_count: return lane_rows<Mode::row_count>(team, t, rows);
+      case Mode::append: return lane_rows<Mode::append>(team, t, rows);
+    }
+  }
+
+  template <Mode M>
+  KOKKOS_FORCEINLINE_FUNCTION void lane_rows(const team_member_t<ExecSpace>& team, const Tile& t, const Sphere* rows) const {
     for_each_lane(team, rho_log2, [&](const int lane, const int first, const int step) {
       if (lane >= t.cols) return;
       const index_t j = t.j0 + lane;
       const float xj = b.s(j, 0), yj = b.s(j, 1), zj = b.s(j, 2), rj = b.s(j, 3);
-      for (int ti = first; ti < t.rows; ti += step) {
-        if (diag && !t.contains(ti, lane)) continue;
+      // Pairs j < i (or j <= i for a lower-triangle map): on a diagonal block
+      // the first row is the first of this thread's rows inside the triangle.
+      const int lowest = t.triangle == Triangle::strict_lower ? lane + 1 : lane;
+      int ti = first;
+      if (t.diagonal() && lowest > first) ti = first + (lowest - first + step - 1) / step * step;
+      // p = T(i - 1) + j; from row i to i + step it moves by step (i - 1) + T(step), growing by step^2.
+      index_t i = t.i0 + ti;
+      index_t p = pair_index(i, j);
+      index_t delta = index_t(step) * (i - 1) + tri(step);
+      const index_t growth = index_t(step) * step;
+      for (; ti < t.rows; ti += step) {
         const Sphere o = rows[ti];
-        const index_t i = t.i0 + ti;
-        b.apply(i, j, pair_index(i, j), collides(o.c[0], o.c[1], o.c[2], o.c[3], xj, yj, zj, rj));
+        b.template apply<M>(i, j, p, collides(o.c[0], o.c[1], o.c[2], o.c[3], xj, yj, zj, rj));
+        i += step;
+        p += delta;
+        delta += growth;
       }
     });
   }

@@ -286,8 +286,11 @@ struct TileKernel {
   /// j for packed / full, a row i for condensed: the direction in which the
   /// output is contiguous) and keeps that point in registers; it then walks
   /// its rows (columns), reading the other point from scratch with one
-  /// broadcast vector load. Per element: one scratch load, D subtractions,
-  /// D multiply-adds, a sqrt, a 64-bit address and a coalesced store.
+  /// broadcast vector load. The layout is a template parameter and the
+  /// output position advances by a running difference, so an element costs
+  /// one scratch load, D subtractions, D multiply-adds, a sqrt, two 64-bit
+  /// adds and a coalesced store; on a diagonal block the loop bounds skip
+  /// the elements outside the triangle (no test per element).
   template <int D, class Member>
   KOKKOS_FORCEINLINE_FUNCTION void gpu_tile(const Member& team, const Tile& t) const {
     using P = Point<D>;
@@ -296,52 +299,88 @@ struct TileKernel {
     // Staged side: the rows of the block (packed, full) or its columns (condensed).
     const index_t s0 = condensed ? t.j0 : t.i0;
     const int slen = condensed ? t.cols : t.rows;
-    const index_t l0 = condensed ? t.i0 : t.j0;
-    const int llen = condensed ? t.rows : t.cols;
     P* staged = static_cast<P*>(team.team_scratch(0).get_shmem_aligned(sizeof(P) * rho, alignof(P)));
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, rho * PD), [&](const int q) {
       const int p = q / PD, k = q - p * PD;  // PD is a power of two: shifts
       staged[p].c[k] = (p < slen && k < D) ? e.x(s0 + p, k) : Real(0);
     });
     team.team_barrier();
+    if (condensed) gpu_columns<D>(team, t, staged);
+    else if (e.layout == Layout::packed) gpu_rows<D, false, false>(team, t, staged);
+    else if (!e.symmetric) gpu_rows<D, true, false>(team, t, staged);
+    else gpu_rows<D, true, true>(team, t, staged);
+  }
+
+  /// o by value: the caller's copy from scratch is one vector load.
+  template <int D>
+  KOKKOS_FORCEINLINE_FUNCTION Real gpu_dist(const Real (&mine)[D], const Point<D> o) const {
+    Real s = 0;
+    for (int k = 0; k < D; ++k) {
+      const Real u = mine[k] - o.c[k];
+      s += u * u;
+    }
+    return sqrt_real(s);
+  }
+
+  /// Packed / full: lanes along j, each thread walks rows ti = first, first + step, ...
+  template <int D, bool Full, bool Mirror, class Member>
+  KOKKOS_FORCEINLINE_FUNCTION void gpu_rows(const Member& team, const Tile& t, const Point<D>* staged) const {
     const index_t n = e.n;
-    Real* out = e.out.data();
-    const bool diag = t.diagonal();
+    Real* const out = e.out.data();
     for_each_lane(team, log2_block_side(rho), [&](const int lane, const int first, const int step) {
-      if (lane >= llen) return;
+      if (lane >= t.cols) return;
+      const index_t j = t.j0 + lane;
       Real mine[D];
-      for (int k = 0; k < D; ++k) mine[k] = e.x(l0 + lane, k);
-      if (!condensed) {
-        // Lower triangle incl. diagonal: j0 + lane <= i0 + ti.
-        const index_t j = t.j0 + lane;
-        const bool full = e.layout == Layout::full;
-        const bool mirror = full && e.symmetric;
-        for (int ti = first; ti < t.rows; ti += step) {
-          if (diag && lane > ti) continue;
-          const P o = staged[ti];
-          Real s = 0;
-          for (int k = 0; k < D; ++k) {
-            const Real u = mine[k] - o.c[k];
-            s += u * u;
-          }
-          const Real v = sqrt_real(s);
-          const index_t i = t.i0 + ti;
-          out[(full ? i * n : tri(i)) + j] = v;
-          if (mirror && i != j) out[j * n + i] = v;
+      for (int k = 0; k < D; ++k) mine[k] = e.x(j, k);
+      // Lower triangle incl. diagonal: on a diagonal block, rows ti >= lane.
+      int ti = first;
+      if (t.diagonal() && lane > first) ti = first + (lane - first + step - 1) / step * step;
+      index_t i = t.i0 + ti;
+      // Position of (i, j) and its change from row i to row i + step:
+      // full: step n; packed: T(i + step) - T(i) = step i + T(step), growing by step^2.
+      Real* at = out + ((Full ? i * n : tri(i)) + j);
+      index_t delta = Full ? index_t(step) * n : index_t(step) * i + tri(step);
+      const index_t growth = Full ? 0 : index_t(step) * step;
+      for (; ti < t.rows; ti += step) {
+        const Point<D> o = staged[ti];
+        const Real v = gpu_dist<D>(mine, o);
+        *at = v;
+        if constexpr (Mirror) {
+          // The mirror (j, i) of a full symmetric matrix; the diagonal once.
+          if (i != j) out[j * n + i] = v;
+          i += step;
         }
-      } else {
-        // Strict lower triangle, column-contiguous: i0 + lane > j0 + tj.
-        const index_t i = t.i0 + lane;
-        for (int tj = first; tj < t.cols; tj += step) {
-          if (diag && lane <= tj) continue;
-          const P o = staged[tj];
-          Real s = 0;
-          for (int k = 0; k < D; ++k) {
-            const Real u = mine[k] - o.c[k];
-            s += u * u;
-          }
-          out[condensed_index(n, i, t.j0 + tj)] = sqrt_real(s);
-        }
+        at += delta;
+        delta += growth;
+      }
+    });
+  }
+
+  /// Condensed: lanes along i (column-contiguous output), each thread walks
+  /// columns tj = first, first + step, ... of the strict lower triangle.
+  template <int D, class Member>
+  KOKKOS_FORCEINLINE_FUNCTION void gpu_columns(const Member& team, const Tile& t, const Point<D>* staged) const {
+    const index_t n = e.n;
+    Real* const out = e.out.data();
+    for_each_lane(team, log2_block_side(rho), [&](const int lane, const int first, const int step) {
+      if (lane >= t.rows) return;
+      const index_t i = t.i0 + lane;
+      Real mine[D];
+      for (int k = 0; k < D; ++k) mine[k] = e.x(i, k);
+      // Strict: j < i, so on a diagonal block columns tj < lane.
+      const int end = t.diagonal() && lane < t.cols ? lane : t.cols;
+      int tj = first;
+      const index_t j = t.j0 + tj;
+      // (i, j) is at C(j) + i with C(j) = n j - T(j) - j - 1; from column j to
+      // j + step it moves by n step - (step j + T(step)) - step, shrinking by step^2.
+      Real* at = out + condensed_index(n, i, j);
+      index_t delta = index_t(step) * n - (index_t(step) * j + tri(step)) - step;
+      const index_t shrink = index_t(step) * step;
+      for (; tj < end; tj += step) {
+        const Point<D> o = staged[tj];
+        *at = gpu_dist<D>(mine, o);
+        at += delta;
+        delta -= shrink;
       }
     });
   }

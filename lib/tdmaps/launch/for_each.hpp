@@ -294,9 +294,15 @@ KOKKOS_FORCEINLINE_FUNCTION void for_each_in_tile(const Member& team, const Tile
 ///   });
 ///
 /// On a host team (1 x 1) it is one call per lane with first = 0, step = 1.
+/// TDMAPS_FORCE_LANE_STEP=R (tests only) makes a one-thread host team call f
+/// as a GPU team of R threads would, so kernels' row stepping is tested on host.
 template <class Member, class F>
 KOKKOS_FORCEINLINE_FUNCTION void for_each_lane(const Member& team, int log2_rho, const F& f) {
+#if defined(TDMAPS_FORCE_LANE_STEP)
+  const int step = team.team_size() == 1 ? TDMAPS_FORCE_LANE_STEP : team.team_size();
+#else
   const int step = team.team_size();
+#endif
   const int mask = (1 << log2_rho) - 1;
   Kokkos::parallel_for(Kokkos::TeamVectorRange(team, step << log2_rho),
                        [&](const int k) { f(k & mask, k >> log2_rho, step); });
