@@ -397,8 +397,7 @@ struct TileKernel {
       // Pairs j < i (or j <= i for a lower-triangle map): on a diagonal block
       // the first row is the first of this thread's rows inside the triangle.
       const int lowest = t.triangle == Triangle::strict_lower ? lane + 1 : lane;
-      int ti = first;
-      if (t.diagonal() && lowest > first) ti = first + (lowest - first + step - 1) / step * step;
+      int ti = t.diagonal() ? first_row_from(first, step, lowest) : first;
       // p = T(i - 1) + j; from row i to i + step it moves by step (i - 1) + T(step), growing by step^2.
       index_t i = t.i0 + ti;
       index_t p = pair_index(i, j);

@@ -333,8 +333,7 @@ struct TileKernel {
       Real mine[D];
       for (int k = 0; k < D; ++k) mine[k] = e.x(j, k);
       // Lower triangle incl. diagonal: on a diagonal block, rows ti >= lane.
-      int ti = first;
-      if (t.diagonal() && lane > first) ti = first + (lane - first + step - 1) / step * step;
+      int ti = t.diagonal() ? first_row_from(first, step, lane) : first;
       index_t i = t.i0 + ti;
       // Position of (i, j) and its change from row i to row i + step:
       // full: step n; packed: T(i + step) - T(i) = step i + T(step), growing by step^2.

@@ -308,6 +308,12 @@ KOKKOS_FORCEINLINE_FUNCTION void for_each_lane(const Member& team, int log2_rho,
                        [&](const int k) { f(k & mask, k >> log2_rho, step); });
 }
 
+/// The first of a thread's rows first, first + step, ... that is >= lowest
+/// (on a diagonal block: the first row inside the triangle).
+KOKKOS_FORCEINLINE_FUNCTION int first_row_from(int first, int step, int lowest) {
+  return lowest > first ? first + (lowest - first + step - 1) / step * step : first;
+}
+
 /// log2 of a block side (8, 16 or 32).
 KOKKOS_FORCEINLINE_FUNCTION int log2_block_side(int rho) { return rho == 8 ? 3 : rho == 16 ? 4 : 5; }
 
