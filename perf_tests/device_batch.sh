@@ -110,6 +110,10 @@ for name, f in (("pdist (condensed)", lambda: torch.nn.functional.pdist(x)), ("c
 PY
 cat "$L/torch.txt" | tee -a "$L/batch.log"
 
+say "the issue's targets, read off this batch's sweeps"
+csvs=$(ls "$OUT"/targets_apps/results.csv "$OUT"/targets_launch/results.csv "$OUT"/team_size/results.csv 2>/dev/null)
+[ -n "$csvs" ] && python3 perf_tests/targets.py $csvs 2>&1 | tee "$L/targets_report.md"
+
 say done
 cd "$OUT" && tar czf logs.tgz logs && rm -rf logs
 for d in targets_apps team_size targets_launch; do [ -d $d ] && tar czf $d.tgz $d && rm -rf $d; done

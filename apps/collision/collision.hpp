@@ -70,12 +70,15 @@
 //             row spheres and rho column spheres are staged in team scratch
 //             (one coalesced read each), team_barrier, then for_each_in_tile
 //             tests the block's pairs from scratch (the papers' shared-memory
-//             test).
+//             test). On GPU backends only the row spheres are staged (16-byte
+//             aligned, one vector load each) and each thread keeps its
+//             column's sphere in registers and walks its rows
+//             (TileKernel::lane_rows).
 //   element   any map, UTM included: each pair reads both spheres from global
 //             memory (the only option of a thread-space map).
 //
 // Entry point (the execution space instance first):
-//   index_t collide(space, spheres, map, result, kernel, out)
+//   index_t collide(space, spheres, map, result, kernel, out[, hints])
 // map is any tdmaps map over Domain2(n, rho, Triangle::strict_lower) with n =
 // spheres.extent(0). Sizes and inputs are checked (std::invalid_argument
 // naming them): NaN/infinite coordinates or radii and negative radii are
@@ -394,10 +397,9 @@ struct TileKernel {
       if (lane >= t.cols) return;
       const index_t j = t.j0 + lane;
       const float xj = b.s(j, 0), yj = b.s(j, 1), zj = b.s(j, 2), rj = b.s(j, 3);
-      // Pairs j < i (or j <= i for a lower-triangle map): on a diagonal block
-      // the first row is the first of this thread's rows inside the triangle.
-      const int lowest = t.triangle == Triangle::strict_lower ? lane + 1 : lane;
-      int ti = t.diagonal() ? first_row_from(first, step, lowest) : first;
+      // Pairs j < i (collide() takes strict_lower maps only): on a diagonal
+      // block the thread's first row inside the triangle is the first > lane.
+      int ti = t.diagonal() ? first_row_from(first, step, lane + 1) : first;
       // p = T(i - 1) + j; from row i to i + step it moves by step (i - 1) + T(step), growing by step^2.
       index_t i = t.i0 + ti;
       index_t p = pair_index(i, j);

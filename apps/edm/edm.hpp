@@ -30,6 +30,10 @@
 //              condensed output takes the blocks in a sheared order so that
 //              consecutive blocks continue the same columns (TileKernel::
 //              condensed_order; about 4x faster on host than the map's order).
+//              On GPU backends with d <= 4 (TileKernel::gpu_tile) only the
+//              block's rows (condensed: columns) are staged, as padded points
+//              read with one vector load, and each thread keeps its column's
+//              (row's) point in registers and walks its rows.
 //   gemm       |x|^2 + |y|^2 - 2 X X^T with KokkosBlas::gemm, in row panels
 //              (needs Kokkos Kernels: TDMAPS_EDM_HAVE_KOKKOSKERNELS). Loses
 //              accuracy for close points: the absolute error of the squared
