@@ -288,12 +288,16 @@ KOKKOS_FORCEINLINE_FUNCTION void for_each_in_tile(const Member& team, const Tile
 /// kernel keeps its lane's column data in registers and walks its rows,
 /// which is what the tile kernels of the apps do on GPU backends:
 ///
-///   for_each_lane(team, t, [&](int tj, int first, int step) {
+///   for_each_lane(team, log2_block_side(rho), [&](int tj, int first, int step) {
+///     if (tj >= t.cols) return;
 ///     const auto cj = load(t.j0 + tj);  // once per thread
 ///     for (int ti = first; ti < t.rows; ti += step) f(ti, tj, cj);
 ///   });
 ///
-/// On a host team (1 x 1) it is one call per lane with first = 0, step = 1.
+/// Every (lane, first) pair is visited once whatever the team shape; with the
+/// launch layer's shape (vector length rho) a warp's lanes are consecutive
+/// columns, so row stores coalesce. On a host team (1 x 1) it is one call per
+/// lane with first = 0, step = 1.
 /// TDMAPS_FORCE_LANE_STEP=R (tests only) makes a one-thread host team call f
 /// as a GPU team of R threads would, so kernels' row stepping is tested on host.
 template <class Member, class F>
