@@ -155,7 +155,7 @@ void launch_kokkos(Launch l, const Map& map, const Body& body, const std::string
 #endif
   if constexpr (has_variants<Body>) {
     const int rho = map.domain.rho;
-    const int log2_rho = rho == 8 ? 3 : rho == 16 ? 4 : 5;
+    const int log2_rho = tdmaps::log2_block_side(rho);
     if (l == Launch::team_flat) {
       const index_t league = map.league_size();
       if (league == 0) return;

@@ -347,7 +347,7 @@ struct TileKernel {
   int rho;
   int rho_log2;  ///< rho = 2^rho_log2: the staging index math uses shifts, not divisions
 
-  TileKernel(const Buffers<memory_space>& b_, int rho_) : b(b_), rho(rho_), rho_log2(rho_ == 8 ? 3 : rho_ == 16 ? 4 : 5) {}
+  TileKernel(const Buffers<memory_space>& b_, int rho_) : b(b_), rho(rho_), rho_log2(log2_block_side(rho_)) {}
 
   // The GPU path (lane_tile_body); TDMAPS_FORCE_LANE_TILE runs it on host
   // teams too, so its index math can be tested without a GPU.
