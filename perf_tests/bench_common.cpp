@@ -97,11 +97,13 @@ Own options (LIST: comma-separated numbers or first:last:step ranges):
                         lambda_rsqrt_eps,rb,rec,h,utm,... (default all)
   --ceiling-mib=M       size of the write-ceiling fill (GPU 4096, host 256)
   --edm-n=LIST --edm-d=LIST --edm-rho=LIST
-  --edm-layouts=packed,condensed,full --edm-kernels=element,tile
+  --edm-layouts=packed,condensed,full --edm-kernels=element,tile,linear
   --collision-n=LIST --collision-rho=LIST --collision-dims=LIST (of 1,3)
-  --collision-results=count,intflags,flags,pairs --collision-kernels=tile,element
+  --collision-results=count,intflags,flags,pairs --collision-kernels=tile,element,linear
   --team-threads=LIST   GPU threads per team of the EDM and collision cases,
                         0 = the library's default (variant suffix _t<threads>)
+  --blocks-per-team=LIST  blocks each team takes in turn (EDM and collision
+                        cases), 0 = the library's default (suffix _k<K>)
   --launch-n=LIST --launch-rho=LIST   the launch-path comparison (plain
                         CUDA vs tdmaps vs Kokkos variants)
   --iters=K             timed launches per case (GPU 20, host 5)
@@ -189,8 +191,8 @@ Options parse_options(int argc, char** argv, bool& show_help) {
       need_value();
       o.collision_kernels = parse_name_list(value);
       for (const auto& k : o.collision_kernels)
-        if (k != "tile" && k != "element")
-          throw std::invalid_argument("--collision-kernels: unknown kernel '" + k + "' (known: tile, element)");
+        if (k != "tile" && k != "element" && k != "linear")
+          throw std::invalid_argument("--collision-kernels: unknown kernel '" + k + "' (known: tile, element, linear)");
     } else if (key == "--team-threads") {
       need_value();
       o.team_threads.clear();
@@ -199,6 +201,16 @@ Options parse_options(int argc, char** argv, bool& show_help) {
         if (t != 0 && (t < 8 || t > 1024 || (t & (t - 1)) != 0))
           throw std::invalid_argument("--team-threads: " + item + " is not 0 or a power of two in 8..1024");
         o.team_threads.push_back(static_cast<int>(t));
+      }
+    } else if (key == "--blocks-per-team") {
+      need_value();
+      o.blocks_per_team.clear();
+      for (const auto& item : parse_name_list(value)) {
+        const long long k = parse_integer(key, item);
+        if (k < 0 || k > tdmaps::max_blocks_per_team)
+          throw std::invalid_argument("--blocks-per-team: " + item + " is outside 0.." +
+                                      std::to_string(tdmaps::max_blocks_per_team));
+        o.blocks_per_team.push_back(static_cast<int>(k));
       }
     } else if (key == "--iters") {
       need_value();

@@ -45,16 +45,17 @@ struct Options {
   std::vector<index_t> edm_n;        ///< sides for EDM
   std::vector<int> edm_d{1, 2, 3, 4};
   std::vector<std::string> edm_layouts{"packed", "condensed", "full"};
-  std::vector<std::string> edm_kernels{"element", "tile"};
+  std::vector<std::string> edm_kernels{"element", "tile", "linear"};
   std::vector<int> edm_rho;          ///< block sides for EDM (default: rho)
   std::vector<index_t> collision_n;  ///< sides for collision
   std::vector<int> collision_rho;    ///< block sides for collision (default: rho)
   std::vector<int> collision_dims{3, 1};
   std::vector<std::string> collision_results{"count", "intflags", "flags", "pairs"};
-  std::vector<std::string> collision_kernels{"tile", "element"};
+  std::vector<std::string> collision_kernels{"tile", "element", "linear"};
   std::vector<index_t> launch_n;     ///< sides for the launch-path comparison (plain CUDA vs Kokkos)
   std::vector<int> launch_rho;       ///< block sides for it
   std::vector<int> team_threads{0};  ///< GPU team sizes of the EDM and collision cases (0: the default)
+  std::vector<int> blocks_per_team{0};  ///< blocks per team of the EDM and collision cases (0: the default)
   int iterations = 20;               ///< timed launches per case
   bool check = true;                 ///< verify outputs after timing (errors counter)
   bool quick = false;
@@ -80,6 +81,24 @@ bool map_selected(const Options& o, const std::string& label);
 
 /// Variant suffix of a team size: "" for the default (0), "_t<threads>" else.
 inline std::string team_suffix(int threads) { return threads == 0 ? std::string() : "_t" + std::to_string(threads); }
+
+/// Variant suffix of launch hints: team_suffix, then "_k<blocks per team>" unless the default (0).
+inline std::string hints_suffix(const tdmaps::LaunchHints& h) {
+  return team_suffix(h.team_threads) + (h.blocks_per_team == 0 ? std::string() : "_k" + std::to_string(h.blocks_per_team));
+}
+
+/// Every (--team-threads, --blocks-per-team) pair of the options.
+inline std::vector<tdmaps::LaunchHints> hints_list(const Options& o) {
+  std::vector<tdmaps::LaunchHints> all;
+  for (const int t : o.team_threads)
+    for (const int k : o.blocks_per_team) {
+      tdmaps::LaunchHints h;
+      h.team_threads = t;
+      h.blocks_per_team = k;
+      all.push_back(h);
+    }
+  return all;
+}
 
 inline std::string case_name(const std::string& test, const std::string& variant, const std::string& map, int rho,
                              index_t n) {

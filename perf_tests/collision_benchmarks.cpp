@@ -38,7 +38,7 @@ double result_bytes(col::Result r, index_t n, index_t hits) {
 
 template <class Map>
 void run_collision(benchmark::State& state, const Options& o, const Map& map, int dims, col::Result result,
-                   col::Kernel kernel, int team_threads) {
+                   col::Kernel kernel, const tdmaps::LaunchHints& hints) {
   const index_t n = map.domain.n;
   const double need = 16.0 * static_cast<double>(n) +
                       (result == col::Result::intflags ? 4.0 * static_cast<double>(col::pair_count(n))
@@ -55,8 +55,6 @@ void run_collision(benchmark::State& state, const Options& o, const Map& map, in
     Kokkos::deep_copy(spheres, h);
   }
   col::Output<MemSpace> out;  // its counters are allocated by the warm-up call and reused by the timed ones
-  tdmaps::LaunchHints hints;
-  hints.team_threads = team_threads;
   if (result == col::Result::flags) out.flags = buffers().get<Kokkos::View<std::uint32_t*, MemSpace>>("flags", col::flag_words(n));
   if (result == col::Result::intflags)
     out.intflags = buffers().get<Kokkos::View<std::int32_t*, MemSpace>>("intflags", col::pair_count(n));
@@ -91,21 +89,26 @@ void register_collision_benchmarks(const Options& o) {
   for (const int dims : o.collision_dims)
     for (const std::string& r : o.collision_results)
       for (const std::string& kname : o.collision_kernels)
-        for (const int threads : o.team_threads)
+        for (const tdmaps::LaunchHints& hints : hints_list(o))
           for (const int rho : o.collision_rho)
             for (const index_t n : o.collision_n)
               for (const auto& label : app_map_labels()) {
                 if (!map_selected(o, label)) continue;
-                const col::Kernel kernel = kname == "tile" ? col::Kernel::tile : col::Kernel::element;
+                const col::Kernel kernel = kname == "tile"     ? col::Kernel::tile
+                                           : kname == "linear" ? col::Kernel::linear
+                                                               : col::Kernel::element;
+                // The linear kernel walks the pairs in packed order and uses no map's blocks:
+                // one case, under lambda_rsqrt's label.
+                if (kernel == col::Kernel::linear && label != "lambda_rsqrt") continue;
                 if (kernel == col::Kernel::tile && is_thread_space_label(label)) continue;
-                if (threads != 0 && threads < rho) continue;  // less than one row of the block
+                if (hints.team_threads != 0 && hints.team_threads < rho) continue;  // less than one row of the block
                 const col::Result result = parse_result(r);
-                const std::string variant = std::to_string(dims) + "d_" + r + "_" + col::name(kernel) + team_suffix(threads);
+                const std::string variant = std::to_string(dims) + "d_" + r + "_" + col::name(kernel) + hints_suffix(hints);
                 register_case(case_name("collision", variant, label, rho, n), o,
-                              [&o, label, dims, result, kernel, rho, n, threads](benchmark::State& state) {
+                              [&o, label, dims, result, kernel, rho, n, hints](benchmark::State& state) {
                                 with_app_map(label, tdmaps::Domain2(n, rho, tdmaps::Triangle::strict_lower),
                                              [&](const auto& map) {
-                                               run_collision(state, o, map, dims, result, kernel, threads);
+                                               run_collision(state, o, map, dims, result, kernel, hints);
                                              });
                               });
               }

@@ -53,12 +53,9 @@ struct alignas(sizeof(float) * (D == 3 ? 4 : D)) TilePoint {
 };
 
 template <class Map, int D, bool Full>
-__global__ void __launch_bounds__(1024) edm_tile_kernel(const Map map, const float* __restrict__ x,
-                                                        float* __restrict__ out) {
+__device__ __forceinline__ void edm_tile_block(const Map& map, const Block2& b, const float* __restrict__ x,
+                                               float* __restrict__ out, TilePoint<D>* rows) {
   constexpr int PD = D == 3 ? 4 : D;
-  __shared__ TilePoint<D> rows[32];
-  Block2 b;
-  if (!map.block(static_cast<index_t>(blockIdx.x), b)) return;
   const int rho = map.domain.rho;
   const index_t n = map.domain.n;
   const index_t i0 = b.bi * rho, j0 = b.bj * rho;
@@ -90,6 +87,23 @@ __global__ void __launch_bounds__(1024) edm_tile_kernel(const Map map, const flo
     *at = sqrtf(s);
     at += delta;
     delta += growth;
+  }
+}
+
+/// Blocks omega = blockIdx.x, blockIdx.x + gridDim.x, ... of the map's league
+/// (the launch layer's order for LaunchHints::blocks_per_team).
+template <class Map, int D, bool Full>
+__global__ void __launch_bounds__(1024) edm_tile_kernel(const Map map, const float* __restrict__ x,
+                                                        float* __restrict__ out) {
+  __shared__ TilePoint<D> rows[32];
+  const index_t league = map.league_size();
+  bool busy = false;
+  for (index_t omega = blockIdx.x; omega < league; omega += gridDim.x) {
+    Block2 b;
+    if (!map.block(omega, b)) continue;
+    if (busy) __syncthreads();  // the previous block's rows are read
+    busy = true;
+    edm_tile_block<Map, D, Full>(map, b, x, out, rows);
   }
 }
 
@@ -169,29 +183,32 @@ void launch(RefMap m, RefBody b, index_t n, int rho, int rows, const float* x, v
 
 namespace {
 template <class Map, int D, bool Full>
-void run_tile(const Map& map, int rows, const float* x, float* out) {
+void run_tile(const Map& map, int rows, int per_block, const float* x, float* out) {
   const index_t league = map.league_size();
   if (league == 0) return;
-  if (league > 0x7fffffff) throw std::runtime_error("tdmaps cuda_reference: league exceeds the grid limit");
-  edm_tile_kernel<Map, D, Full><<<static_cast<unsigned>(league), dim3(map.domain.rho, rows), 0, stream()>>>(map, x, out);
+  const index_t grid = (league + per_block - 1) / per_block;
+  if (grid > 0x7fffffff) throw std::runtime_error("tdmaps cuda_reference: league exceeds the grid limit");
+  edm_tile_kernel<Map, D, Full>
+      <<<static_cast<unsigned>(grid), dim3(map.domain.rho, rows), 0, stream()>>>(map, x, out);
   check(cudaGetLastError(), "edm tile kernel launch");
 }
 template <int D, bool Full>
-void run_tile_map(RefMap m, index_t n, int rho, int rows, const float* x, float* out) {
+void run_tile_map(RefMap m, index_t n, int rho, int rows, int per_block, const float* x, float* out) {
   if (rows < 1 || rows > rho) throw std::invalid_argument("tdmaps cuda_reference: rows must be in 1..rho");
-  if (m == RefMap::bb) run_tile<tdmaps::BoundingBoxMap, D, Full>(tdmaps::BoundingBoxMap(n, rho), rows, x, out);
+  if (per_block < 1) throw std::invalid_argument("tdmaps cuda_reference: blocks per CUDA block must be >= 1");
+  if (m == RefMap::bb) run_tile<tdmaps::BoundingBoxMap, D, Full>(tdmaps::BoundingBoxMap(n, rho), rows, per_block, x, out);
   else run_tile<tdmaps::LambdaMap<tdmaps::SqrtRsqrt, tdmaps::Exact>, D, Full>(
-      tdmaps::LambdaMap<tdmaps::SqrtRsqrt, tdmaps::Exact>(n, rho), rows, x, out);
+      tdmaps::LambdaMap<tdmaps::SqrtRsqrt, tdmaps::Exact>(n, rho), rows, per_block, x, out);
 }
 }  // namespace
 
-void launch_tile(RefMap m, RefBody b, index_t n, int rho, int rows, const float* x, float* out) {
+void launch_tile(RefMap m, RefBody b, index_t n, int rho, int rows, int per_block, const float* x, float* out) {
   switch (b) {
     case RefBody::dummy: throw std::invalid_argument("tdmaps cuda_reference: launch_tile runs the EDM bodies only");
-    case RefBody::edm_packed_d2: run_tile_map<2, false>(m, n, rho, rows, x, out); break;
-    case RefBody::edm_full_d2: run_tile_map<2, true>(m, n, rho, rows, x, out); break;
-    case RefBody::edm_packed_d4: run_tile_map<4, false>(m, n, rho, rows, x, out); break;
-    case RefBody::edm_full_d4: run_tile_map<4, true>(m, n, rho, rows, x, out); break;
+    case RefBody::edm_packed_d2: run_tile_map<2, false>(m, n, rho, rows, per_block, x, out); break;
+    case RefBody::edm_full_d2: run_tile_map<2, true>(m, n, rho, rows, per_block, x, out); break;
+    case RefBody::edm_packed_d4: run_tile_map<4, false>(m, n, rho, rows, per_block, x, out); break;
+    case RefBody::edm_full_d4: run_tile_map<4, true>(m, n, rho, rows, per_block, x, out); break;
   }
 }
 

@@ -41,10 +41,12 @@ void launch(RefMap map, RefBody body, tdmaps::index_t n, int rho, int rows, cons
 /// (apps/edm/edm.hpp, TileKernel::gpu_rows): blocks of rho x rows threads,
 /// the block's row points staged in shared memory (padded to 2 or 4 floats),
 /// each thread keeps its column point in registers and walks rows ti, ti +
-/// rows, ...; the output position advances by a running difference. The
-/// plain-CUDA twin of `edm(..., Kernel::tile)`, to measure what Kokkos costs
-/// that kernel.
-void launch_tile(RefMap map, RefBody body, tdmaps::index_t n, int rho, int rows, const float* x, float* out);
+/// rows, ...; the output position advances by a running difference; a grid
+/// of ceil(league / per_block) CUDA blocks, block b taking omegas b, b +
+/// gridDim.x, ... (LaunchHints::blocks_per_team, as tdmaps' launch layer). The plain-CUDA twin of
+/// `edm(..., Kernel::tile)`, to measure what Kokkos costs that kernel.
+void launch_tile(RefMap map, RefBody body, tdmaps::index_t n, int rho, int rows, int per_block, const float* x,
+                 float* out);
 
 /// Write-only fill of count uint32 values: one element per thread, or four
 /// per thread with 16-byte stores (count a multiple of 4, out 16-byte aligned).

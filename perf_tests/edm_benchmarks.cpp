@@ -100,12 +100,13 @@ edm::Layout parse_layout(const std::string& s) {
 edm::Kernel parse_kernel(const std::string& s) {
   if (s == "element") return edm::Kernel::element;
   if (s == "tile") return edm::Kernel::tile;
-  throw std::invalid_argument("--edm-kernels: unknown kernel '" + s + "' (known: element, tile)");
+  if (s == "linear") return edm::Kernel::linear;
+  throw std::invalid_argument("--edm-kernels: unknown kernel '" + s + "' (known: element, tile, linear)");
 }
 
 template <class Map>
 void run_edm(benchmark::State& state, const Options& o, const Map& map, int d, edm::Layout layout, edm::Kernel kernel,
-             int team_threads) {
+             const tdmaps::LaunchHints& hints) {
   const index_t n = map.domain.n;
   const index_t size = edm::output_size(layout, n);
   const double pairs = static_cast<double>(map.domain.elements());
@@ -123,8 +124,6 @@ void run_edm(benchmark::State& state, const Options& o, const Map& map, int d, e
   }
   Out out = buffers().get<Out>("out", static_cast<std::size_t>(size));
   Kokkos::deep_copy(space, out, std::numeric_limits<float>::quiet_NaN());  // poison
-  tdmaps::LaunchHints hints;
-  hints.team_threads = team_threads;
   time_launches(state, pairs, bytes, [&] { edm::edm(space, x, out, map, layout, kernel, false, hints); });
   if (o.check) {
     index_t errors = 0;
@@ -147,19 +146,23 @@ void register_edm_benchmarks(const Options& o) {
   for (const edm::Layout layout : layouts)
     for (const int d : o.edm_d)
       for (const edm::Kernel kernel : kernels)
-        for (const int threads : o.team_threads)
+        for (const tdmaps::LaunchHints& hints : hints_list(o))
           for (const int rho : o.edm_rho)
             for (const index_t n : o.edm_n)
               for (const auto& label : app_map_labels()) {
                 if (!map_selected(o, label)) continue;
                 if (kernel == edm::Kernel::tile && is_thread_space_label(label)) continue;
-                if (threads != 0 && threads < rho) continue;  // less than one row of the block
+                // The linear kernel walks the output in its memory order (lambda at element
+                // granularity) and uses no map's blocks: one case, under lambda_rsqrt's label;
+                // the full layout is not in memory order.
+                if (kernel == edm::Kernel::linear && (label != "lambda_rsqrt" || layout == edm::Layout::full)) continue;
+                if (hints.team_threads != 0 && hints.team_threads < rho) continue;  // less than one row of the block
                 const std::string variant = std::string(edm::layout_name(layout)) + "_d" + std::to_string(d) + "_" +
-                                            edm::kernel_name(kernel) + team_suffix(threads);
+                                            edm::kernel_name(kernel) + hints_suffix(hints);
                 register_case(case_name("edm", variant, label, rho, n), o,
-                              [&o, label, layout, kernel, d, rho, n, threads](benchmark::State& state) {
+                              [&o, label, layout, kernel, d, rho, n, hints](benchmark::State& state) {
                                 with_app_map(label, edm::make_domain(n, rho, layout), [&](const auto& map) {
-                                  run_edm(state, o, map, d, layout, kernel, threads);
+                                  run_edm(state, o, map, d, layout, kernel, hints);
                                 });
                               });
               }

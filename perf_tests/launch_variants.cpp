@@ -26,7 +26,8 @@
 //   tdmaps_tile   EDM bodies only: tdmaps::edm::edm(..., Kernel::tile), the
 //                 library's GPU tile kernel (row points staged, column point
 //                 in registers)                            tdmaps' shape
-//   cuda_tile     its plain-CUDA twin (cuda_reference::launch_tile)
+//   cuda_tile     its plain-CUDA twin (cuda_reference::launch_tile), same
+//                 team shape and blocks per team as edm() takes by default
 // t(tdmaps_tile) / t(cuda_tile) is the Kokkos overhead of the tile kernel.
 // t(tdmaps) / t(cuda_t256) and t(tdmaps_t1024) / t(cuda) are the overhead of
 // Kokkos' team path at equal shape (perf_tests/README.md).
@@ -228,10 +229,20 @@ void run_case(benchmark::State& state, const Options& o, const BodyInfo& info, L
                            : info.kind == BodyKind::edm_packed_d4 ? RefBody::edm_packed_d4
                                                                   : RefBody::edm_full_d4;
   if (l == Launch::cuda_tile) {
+#if defined(TDMAPS_BENCH_HAVE_EDM)
     time_launches(state, pairs, bytes, [&] {
-      cuda_reference::launch_tile(ref_map, ref_body, n, map.domain.rho, default_rows(map.domain.rho), x.data(),
+      // The shape edm() gives its tile kernel by default (edm::impl::tile_hints).
+      const bool full = ref_body == RefBody::edm_full_d2 || ref_body == RefBody::edm_full_d4;
+      const tdmaps::LaunchHints h = tdmaps::edm::impl::tile_hints(
+          tdmaps::LaunchHints{}, full ? tdmaps::edm::Layout::full : tdmaps::edm::Layout::packed, map.domain.rho);
+      cuda_reference::launch_tile(ref_map, ref_body, n, map.domain.rho,
+                                  tdmaps::team_rows(h, map.domain.rho, tdmaps::LaunchKind::tile),
+                                  tdmaps::blocks_per_team(h, tdmaps::LaunchKind::tile, true), x.data(),
                                   reinterpret_cast<float*>(out.data()));
     });
+#else
+    throw std::logic_error("cuda_tile needs the EDM app (TDMAPS_BENCH_HAVE_EDM)");
+#endif
   } else if (l == Launch::cuda || l == Launch::cuda_t256) {
     const int rho = map.domain.rho;
     const int rows = l == Launch::cuda ? rho : default_rows(rho);

@@ -45,7 +45,9 @@
 //             row boundaries, so several teams write one word: the words are
 //             zeroed first, then the bit of each colliding pair is set with
 //             atomic_fetch_or (race-free: OR commutes; unset bits are never
-//             written). The count is the popcount of the words.
+//             written). The linear kernel computes each word in one thread
+//             and stores it whole (bits past the last pair 0). The count is
+//             the popcount of the words.
 //   pairs     the exact list of colliding pairs, a (k x 2) int64 View of
 //             (i, j), j < i, sorted by packed index (i ascending, then j),
 //             i.e. numpy's np.argwhere(np.tril(mask, -1)) order. Two passes:
@@ -76,6 +78,11 @@
 //             (TileKernel::lane_rows).
 //   element   any map, UTM included: each pair reads both spheres from global
 //             memory (the only option of a thread-space map).
+//   linear    the pairs in packed order, consecutive pairs per thread
+//             (tdmaps::for_each_run: the lambda formula at element
+//             granularity finds a thread's first pair, then it steps): 32
+//             pairs = one whole flag word, or 4 int flags = one 16-byte store.
+//             Uses the map's domain only, not its blocks.
 //
 // Entry point (the execution space instance first):
 //   index_t collide(space, spheres, map, result, kernel, out[, hints])
@@ -104,6 +111,7 @@
 #include <tdmaps/core/triangular.hpp>
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/launch/for_each.hpp>
+#include <tdmaps/launch/for_each_run.hpp>
 
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Sort.hpp>
@@ -124,7 +132,7 @@ namespace collision {
 /// What collide() produces besides the count.
 enum class Result { count, flags, pairs, intflags };
 /// Which kernel tests the pairs.
-enum class Kernel { tile, element };
+enum class Kernel { tile, element, linear };
 /// Radius presets (default_radii).
 enum class Density { dense, sparse };
 
@@ -137,7 +145,7 @@ inline const char* name(Result r) {
   }
   return "?";
 }
-inline const char* name(Kernel k) { return k == Kernel::tile ? "tile" : "element"; }
+inline const char* name(Kernel k) { return k == Kernel::tile ? "tile" : k == Kernel::element ? "element" : "linear"; }
 inline const char* name(Density d) { return d == Density::dense ? "dense" : "sparse"; }
 
 /// (n x 4) spheres: x, y, z, r per row (y = z = 0 for intervals).
@@ -336,6 +344,85 @@ struct ElementKernel {
   KOKKOS_FUNCTION void operator()(const index_t i, const index_t j) const { b.apply(i, j, pair_index(i, j), b.hit(i, j)); }
 };
 
+/// A sphere (x, y, z, r), aligned so that one 16-byte load reads it.
+struct alignas(16) Sphere4 {
+  float c[4];
+};
+
+/// Linear kernel: the pairs in packed order (p = T(i - 1) + j), Width
+/// consecutive pairs per thread (tdmaps::for_each_run, rows order, strict
+/// lower triangle). Flags: 32 pairs per thread, one whole word each, a plain
+/// store (no atomics, no zeroing). Int flags: 4 pairs per thread, one 16-byte
+/// store. The other modes apply per pair as the element kernel does; count
+/// and int flags add a run's hits with one atomic.
+template <class MemorySpace>
+struct LinearKernel {
+  Buffers<MemorySpace> b;
+  bool vector_load = false;   ///< spheres 16-byte aligned
+  bool vector_store = false;  ///< int flags 16-byte aligned
+
+  KOKKOS_FORCEINLINE_FUNCTION Sphere4 sphere(index_t k) const {
+    if (vector_load) return reinterpret_cast<const Sphere4*>(b.s.data())[k];
+    return Sphere4{{b.s(k, 0), b.s(k, 1), b.s(k, 2), b.s(k, 3)}};
+  }
+
+  template <Mode M, int Width>
+  KOKKOS_FORCEINLINE_FUNCTION void run(const Run& r) const {
+    const index_t n = b.s.extent(0);
+    index_t i = r.i, j = r.j, fixed = i;
+    Sphere4 si = sphere(i);
+    std::uint32_t bits = 0;
+    int ints[Width > 4 ? 1 : Width] = {};
+    int hits = 0;
+    TDMAPS_UNROLL
+    for (int s = 0; s < Width; ++s) {
+      if (s < r.count) {
+        if (i != fixed) {  // the run went on into the next row
+          fixed = i;
+          si = sphere(i);
+        }
+        const Sphere4 sj = sphere(j);
+        const bool h = collides(si.c[0], si.c[1], si.c[2], si.c[3], sj.c[0], sj.c[1], sj.c[2], sj.c[3]);
+        if constexpr (M == Mode::flags) {
+          bits |= static_cast<std::uint32_t>(h) << s;
+        } else if constexpr (M == Mode::intflags || M == Mode::count) {
+          if constexpr (M == Mode::intflags) ints[s] = h ? 1 : 0;
+          hits += h ? 1 : 0;
+        } else {
+          b.template apply<M>(i, j, r.k0 + s, h);
+        }
+        run_next(n, Triangle::strict_lower, RunOrder::rows, i, j);
+      }
+    }
+    if constexpr (M == Mode::flags) {
+      b.words(r.k0 >> 5) = bits;  // Width = 32: the run is word k0 / 32, tail bits 0
+    } else if constexpr (M == Mode::intflags || M == Mode::count) {
+      if constexpr (M == Mode::intflags) {
+        std::int32_t* const at = b.ints.data() + r.k0;
+        if (r.count == Width && vector_store) {
+          struct alignas(16) Four {
+            std::int32_t v[4];
+          };
+          static_assert(Width == 4, "int flags runs are 4 pairs (one 16-byte store)");
+          *reinterpret_cast<Four*>(at) = Four{{ints[0], ints[1], ints[2], ints[3]}};
+        } else {
+          TDMAPS_UNROLL  // constant indices keep `ints` in registers
+          for (int s = 0; s < 4; ++s)
+            if (s < r.count) at[s] = ints[s];
+        }
+      }
+      if (hits > 0)
+        Kokkos::atomic_add(&b.slots(((r.i + r.j) & (count_slots - 1)) * slot_stride), static_cast<counter_t>(hits));
+    }
+  }
+};
+
+template <class MemorySpace, Mode M, int Width>
+struct LinearRun {
+  LinearKernel<MemorySpace> k;
+  KOKKOS_FUNCTION void operator()(const Run& r) const { k.template run<M, Width>(r); }
+};
+
 /// Tile kernel: block-space maps; the block's spheres are staged in team scratch.
 template <class ExecSpace>
 struct TileKernel {
@@ -363,10 +450,10 @@ struct TileKernel {
   };
 
   /// Host: rows 0-3 x, y, z, r of the block's row spheres, rows 4-7 of its
-  /// column spheres. GPU: rho row spheres (plus alignment slack).
+  /// column spheres. GPU: rho row spheres. (Tile::scratch is aligned.)
   static std::size_t scratch_bytes(int rho_) {
-    const std::size_t soa = Scratch::shmem_size(8, rho_);
-    const std::size_t aos = sizeof(Sphere) * static_cast<std::size_t>(rho_ + 1);
+    const std::size_t soa = sizeof(float) * 8 * static_cast<std::size_t>(rho_);
+    const std::size_t aos = sizeof(Sphere) * static_cast<std::size_t>(rho_);
     return soa > aos ? soa : aos;
   }
 
@@ -376,7 +463,7 @@ struct TileKernel {
   /// index advances by a running difference, and on a diagonal block the
   /// loop starts below the diagonal (no per-element domain test).
   KOKKOS_FORCEINLINE_FUNCTION void lane_tile_body(const team_member_t<ExecSpace>& team, const Tile& t) const {
-    Sphere* rows = static_cast<Sphere*>(team.team_scratch(0).get_shmem_aligned(sizeof(Sphere) * rho, alignof(Sphere)));
+    Sphere* rows = static_cast<Sphere*>(t.scratch);  // aligned to tile_scratch_alignment
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, 4 * rho), [&](const int q) {
       const int p = q >> 2, c = q & 3;
       rows[p].c[c] = p < t.rows ? b.s(t.i0 + p, c) : 0.0f;
@@ -397,6 +484,19 @@ struct TileKernel {
       if (lane >= t.cols) return;
       const index_t j = t.j0 + lane;
       const float xj = b.s(j, 0), yj = b.s(j, 1), zj = b.s(j, 2), rj = b.s(j, 3);
+      if (step == 1 && t.rows == 32 && !t.diagonal()) {
+        // A whole off-diagonal block of side 32 walked by one warp, unrolled:
+        // p(i0 + ti, j) - p(i0, j) = ti i0 + T(ti - 1), the last a constant.
+        index_t row = pair_index(t.i0, j);
+TDMAPS_UNROLL
+        for (int ti = 0; ti < 32; ++ti) {
+          const Sphere o = rows[ti];
+          b.template apply<M>(t.i0 + ti, j, row + ti * (ti - 1) / 2,
+                              collides(o.c[0], o.c[1], o.c[2], o.c[3], xj, yj, zj, rj));
+          row += t.i0;
+        }
+        return;
+      }
       // Pairs j < i (collide() takes strict_lower maps only): on a diagonal
       // block the thread's first row inside the triangle is the first > lane.
       int ti = t.diagonal() ? first_row_from(first, step, lane + 1) : first;
@@ -420,7 +520,7 @@ struct TileKernel {
       lane_tile_body(team, t);
       return;
     }
-    const Scratch sh(team.team_scratch(0), 8, rho);
+    const Scratch sh(static_cast<float*>(t.scratch), 8, rho);
     // Coalesced: consecutive q read consecutive floats of the (n x 4) rows.
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, 8 * rho), [&](const int q) {
       const int side = q >> (rho_log2 + 2), k = (q >> 2) & (rho - 1), c = q & 3;
@@ -504,6 +604,21 @@ struct ExpandPairs {
 template <class ExecSpace>
 using range_t = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>;
 
+/// The tile kernel's GPU launch shape where the caller left it to tdmaps
+/// (0 in LaunchHints), at block side 32, measured on the H100 at n = 30720
+/// (perf_tests/README.md): int flags, whose block rows start anywhere in a
+/// sector, 2 warps of 16 rows and 1 block per team (1.21 ms, one warp 1.46
+/// ms); the results without a store per pair (bit flags, count, the pair
+/// list's passes) one warp per block and 8 blocks per team (bit flags 0.80
+/// ms, 2 warps 1.18 ms).
+inline LaunchHints tile_hints(LaunchHints h, Mode mode, int rho) {
+  if (rho != 32) return h;
+  const bool stores = mode == Mode::intflags;
+  if (h.team_threads == 0) h.team_threads = stores ? 64 : 32;
+  if (h.blocks_per_team == 0) h.blocks_per_team = stores ? 1 : 8;
+  return h;
+}
+
 template <class ExecSpace, class Map>
 void launch(const ExecSpace& space, const Map& map, Kernel kernel, const Buffers<typename ExecSpace::memory_space>& b,
             const char* what, const LaunchHints& hints) {
@@ -512,9 +627,27 @@ void launch(const ExecSpace& space, const Map& map, Kernel kernel, const Buffers
     for_each_element(space, map, ElementKernel<typename ExecSpace::memory_space>{b}, label, hints);
     return;
   }
+  if (kernel == Kernel::linear) {
+    using mem = typename ExecSpace::memory_space;
+    LinearKernel<mem> k{b};
+    k.vector_load = reinterpret_cast<std::uintptr_t>(b.s.data()) % alignof(Sphere4) == 0;
+    k.vector_store = reinterpret_cast<std::uintptr_t>(b.ints.data()) % 16 == 0;
+    const index_t n = map.domain.n;
+    const auto t = Triangle::strict_lower;
+    const auto rows = RunOrder::rows;
+    switch (b.mode) {
+      case Mode::flags: for_each_run<32>(space, n, t, rows, LinearRun<mem, Mode::flags, 32>{k}, label); break;
+      case Mode::intflags: for_each_run<4>(space, n, t, rows, LinearRun<mem, Mode::intflags, 4>{k}, label); break;
+      case Mode::count: for_each_run<4>(space, n, t, rows, LinearRun<mem, Mode::count, 4>{k}, label); break;
+      case Mode::row_count: for_each_run<4>(space, n, t, rows, LinearRun<mem, Mode::row_count, 4>{k}, label); break;
+      case Mode::append: for_each_run<4>(space, n, t, rows, LinearRun<mem, Mode::append, 4>{k}, label); break;
+    }
+    return;
+  }
   if constexpr (tdmaps::impl::is_block_space<Map>) {
     const int rho = map.domain.rho;
-    for_each_tile(space, map, TileKernel<ExecSpace>::scratch_bytes(rho), TileKernel<ExecSpace>(b, rho), label, hints);
+    for_each_tile(space, map, TileKernel<ExecSpace>::scratch_bytes(rho), TileKernel<ExecSpace>(b, rho), label,
+                  tile_hints(hints, b.mode, rho));
   } else {
     throw std::invalid_argument(std::string("tdmaps::collision: the tile kernel needs a block-space map; '") +
                                 Map::name + "' is a thread-space map (use the element kernel)");
@@ -648,7 +781,8 @@ index_t collide(const ExecSpace& space, const ConstSpheres<typename ExecSpace::m
     }
     case Result::flags:
       b.words = out.flags;
-      Kokkos::deep_copy(space, b.words, std::uint32_t(0));  // then only set bits are written
+      // The tile and element kernels set bits only; the linear one writes whole words.
+      if (kernel != Kernel::linear) Kokkos::deep_copy(space, b.words, std::uint32_t(0));
       b.mode = impl::Mode::flags;
       if (n > 1) impl::launch(space, map, kernel, b, "flags", hints);
       total = impl::sum(space, "tdmaps::collision::flags_popcount", flag_words(n), impl::PopcountWords<mem>{b.words});

@@ -48,6 +48,7 @@ struct Options {
   std::string kernel = "tile";
   int repeat = 1;
   bool json = false;
+  tdmaps::LaunchHints hints;  // --team-threads, --blocks-per-team
 };
 
 /// The spheres as the run uses them, host side.
@@ -171,7 +172,9 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
   constexpr bool same_memory = std::is_same<mem, Kokkos::HostSpace>::value;
   const index_t n = in.n;
   const tc::Result result = result_of(o.result);
-  const tc::Kernel kernel = o.kernel == "tile" ? tc::Kernel::tile : tc::Kernel::element;
+  const tc::Kernel kernel = o.kernel == "tile"     ? tc::Kernel::tile
+                            : o.kernel == "linear" ? tc::Kernel::linear
+                                                   : tc::Kernel::element;
   const bool write = !o.output.empty();
 
   // Outputs: size check in int64 against free memory before allocating.
@@ -212,7 +215,7 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
     space.fence();
     app::Timer timer;
     try {
-      rep.count = tc::collide(space, tc::ConstSpheres<mem>(spheres), map, result, kernel, out);
+      rep.count = tc::collide(space, tc::ConstSpheres<mem>(spheres), map, result, kernel, out, o.hints);
     } catch (const std::length_error& e) {
       throw app::Error(std::string("the pair list does not fit the free memory (about 48 bytes per pair on the ") +
                        mem::name() + " side, 16 on the host): " + e.what() + "; use --result count or flags");
@@ -322,12 +325,19 @@ int main(int argc, char* argv[]) {
   cli.add_option("--form", o.spec.form, "lambda's form: " + tdmaps::impl::join(tdmaps::form_names()))
       ->check(CLI::IsMember(tdmaps::form_names()))
       ->capture_default_str();
+  cli.add_option("--team-threads", o.hints.team_threads,
+                 "GPU threads per team of the element and tile kernels (0: the library's default; at least the block side)")
+      ->check(CLI::Range(0, 1024));
+  cli.add_option("--blocks-per-team", o.hints.blocks_per_team,
+                 "blocks each team takes in turn (0: the library's default)")
+      ->check(CLI::Range(0, tdmaps::max_blocks_per_team));
   cli.add_option("--block", o.block, "block side rho (threads per block per dimension): 8, 16 or 32")
       ->check(CLI::IsMember({8, 16, 32}))
       ->capture_default_str();
   cli.add_option("--kernel", o.kernel,
-                 "tile (spheres staged in team scratch; block-space maps) or element (any map, utm included)")
-      ->check(CLI::IsMember({"tile", "element"}))
+                 "tile (spheres staged in team scratch; block-space maps), element (any map, utm included) or "
+                 "linear (the pairs in packed order, consecutive pairs per thread)")
+      ->check(CLI::IsMember({"tile", "element", "linear"}))
       ->capture_default_str();
   cli.add_option("--repeat", o.repeat, "timed runs (best and mean are reported)")
       ->check(CLI::Range(1, 1000000))

@@ -135,7 +135,11 @@ def main():
                   ["--map", "rec", "--kernel", "tile", "--block", "16"],
                   ["--map", "h", "--kernel", "tile", "--block", "8"],
                   ["--map", "utm", "--kernel", "element"],
-                  ["--map", "lambda", "--sqrt", "newton", "--form", "eps", "--kernel", "element", "--block", "8"]]
+                  ["--map", "lambda", "--sqrt", "newton", "--form", "eps", "--kernel", "element", "--block", "8"],
+                  ["--map", "lambda", "--kernel", "tile", "--block", "32", "--team-threads", "64",
+                   "--blocks-per-team", "3"],
+                  ["--map", "bb", "--kernel", "element", "--block", "16", "--team-threads", "256",
+                   "--blocks-per-team", "5"]]
         # 3-D dense, float32 .npy; 3-D sparse-ish, float64 .npy; 1-D .csv.
         s3 = spheres(300, 3, 0.05, 0.15, 11)
         p3 = os.path.join(tmp, "s3.npy")
@@ -229,6 +233,10 @@ def main():
             (["--random", "2000000", "--result", "intflags", "--output", "@OUT"], ["intflags output", "needs", "free"],
              "output larger than memory"),
             (["--random", "100", "--repeat", "0"], ["--repeat"], "--repeat 0"),
+            (["--random", "100", "--block", "32", "--team-threads", "16"], ["team_threads", "16", "rho = 32"],
+             "team smaller than a block row"),
+            (["--random", "100", "--blocks-per-team", "5000"], ["--blocks-per-team"], "--blocks-per-team 5000"),
+            (["--random", "100", "--team-threads", "-1"], ["--team-threads"], "--team-threads -1"),
             ([], ["--random"], "no input"),
         ]
         for args, words, label in cases:

@@ -40,6 +40,14 @@
 //              distance is about eps (|x|^2 + |y|^2), so the relative error of
 //              dist^2 grows like eps |x|^2 / dist^2 (eps = 2^-24 for fp32,
 //              2^-53 for fp64); the result is clamped at 0 before the sqrt.
+//   linear     packed and condensed layouts: the output in its memory order,
+//              4 consecutive values per thread (tdmaps::for_each_run: the
+//              lambda formula at element granularity finds a thread's first
+//              (i, j), then it steps), one 16-byte store per thread (fp32).
+//              Uses the map's domain only, not its blocks. Its stores are
+//              whole memory sectors, which a tile's rows of a packed or
+//              condensed output are not (a block's row starts anywhere in a
+//              sector); measured on the H100 in perf_tests/README.md.
 //   automatic  tile on block-space maps whose scratch fits (the fastest
 //              measured wherever it fits), else gemm when d >= gemm_min_dims
 //              and Kokkos Kernels is there, else element.
@@ -75,7 +83,7 @@ namespace tdmaps {
 namespace edm {
 
 enum class Layout { packed, condensed, full };
-enum class Kernel { element, tile, gemm, automatic };
+enum class Kernel { element, tile, gemm, automatic, linear };
 
 /// Kernel::automatic takes the tile kernel wherever it can (block-space map,
 /// scratch fits), else the gemm kernel from d = gemm_min_dims<ExecSpace>()
@@ -121,7 +129,11 @@ inline const char* layout_name(Layout l) {
   return l == Layout::packed ? "packed" : l == Layout::condensed ? "condensed" : "full";
 }
 inline const char* kernel_name(Kernel k) {
-  return k == Kernel::element ? "element" : k == Kernel::tile ? "tile" : k == Kernel::gemm ? "gemm" : "auto";
+  return k == Kernel::element  ? "element"
+         : k == Kernel::tile   ? "tile"
+         : k == Kernel::gemm   ? "gemm"
+         : k == Kernel::linear ? "linear"
+                               : "auto";
 }
 
 /// Number of output elements of a layout for n points.
@@ -218,6 +230,101 @@ struct ElementKernel {
   }
 };
 
+/// A point of D <= 4 coordinates padded to a power of two and aligned to its
+/// size, so one vector load (LDS/LDG.64/128 on CUDA) reads it.
+template <class Real, int D>
+struct alignas(sizeof(Real) * (D == 3 ? 4 : D)) PaddedPoint {
+  Real c[D == 3 ? 4 : D];
+};
+
+/// Linear kernel: a run of run_width consecutive outputs of the packed
+/// (rows order) or condensed (columns order) layout per thread. The fixed
+/// point (row i for packed, column j for condensed) is loaded once and again
+/// only where the run crosses into the next row / column; the moving points
+/// are consecutive rows of x, read as padded points with one vector load
+/// where the layout allows it (d = 1, 2, 4 and x aligned).
+template <class Real, class MemorySpace>
+struct RunKernel {
+  static constexpr int run_width = 4;
+  struct alignas(run_width * sizeof(Real)) Values {
+    Real v[run_width];
+  };
+
+  EdmData<Real, MemorySpace> e;
+  RunOrder order = RunOrder::rows;
+  Triangle triangle = Triangle::lower;
+  bool vector_store = false;  ///< out.data() aligned to sizeof(Values)
+  bool vector_load = false;   ///< x.data() aligned to sizeof(PaddedPoint<Real, d>), d in {1, 2, 4}
+
+  template <int D>
+  KOKKOS_FORCEINLINE_FUNCTION void load(index_t p, Real (&c)[D]) const {
+    if constexpr (D == 1 || D == 2 || D == 4) {
+      if (vector_load) {
+        const PaddedPoint<Real, D> q = reinterpret_cast<const PaddedPoint<Real, D>*>(e.x.data())[p];
+        for (int k = 0; k < D; ++k) c[k] = q.c[k];
+        return;
+      }
+    }
+    for (int k = 0; k < D; ++k) c[k] = e.x(p, k);
+  }
+
+  template <int D>
+  KOKKOS_FORCEINLINE_FUNCTION void run(const Run& r) const {
+    const bool columns = order == RunOrder::columns;
+    index_t i = r.i, j = r.j;
+    index_t fixed = columns ? j : i;
+    Real f[D];
+    load<D>(fixed, f);
+    Values out;
+    TDMAPS_UNROLL
+    for (int s = 0; s < run_width; ++s) {
+      if (s < r.count) {
+        const index_t now = columns ? j : i;
+        if (now != fixed) {  // the run went on into the next row (column)
+          fixed = now;
+          load<D>(fixed, f);
+        }
+        Real m[D];
+        load<D>(columns ? i : j, m);
+        Real sum = 0;
+        for (int k = 0; k < D; ++k) {
+          const Real u = m[k] - f[k];
+          sum += u * u;
+        }
+        out.v[s] = sqrt_real(sum);
+        run_next(e.n, triangle, order, i, j);
+      }
+    }
+    Real* const at = e.out.data() + r.k0;
+    if (r.count == run_width && vector_store) {
+      *reinterpret_cast<Values*>(at) = out;
+    } else {
+      TDMAPS_UNROLL  // constant indices keep `out` in registers
+      for (int s = 0; s < run_width; ++s)
+        if (s < r.count) at[s] = out.v[s];
+    }
+  }
+
+  /// Run-time d: coordinates from x as stored.
+  KOKKOS_FORCEINLINE_FUNCTION void run_any(const Run& r) const {
+    index_t i = r.i, j = r.j;
+    for (int s = 0; s < r.count; ++s) {
+      e.out(r.k0 + s) = sqrt_real(sq_dist_rows<0, Real>(e.x, i, j, e.d));
+      run_next(e.n, triangle, order, i, j);
+    }
+  }
+
+  KOKKOS_FUNCTION void operator()(const Run& r) const {
+    switch (e.d) {  // uniform over the launch
+      case 1: return run<1>(r);
+      case 2: return run<2>(r);
+      case 3: return run<3>(r);
+      case 4: return run<4>(r);
+      default: return run_any(r);
+    }
+  }
+};
+
 /// Tile kernel: stage the block's row and column points in team scratch,
 /// then compute the block from scratch.
 template <class ExecSpace, class Real>
@@ -238,9 +345,10 @@ struct TileKernel {
 #endif
 
   static std::size_t scratch_bytes(int rho, int d) {
-    const std::size_t soa = 2 * scratch_view::shmem_size(static_cast<std::size_t>(rho) * static_cast<std::size_t>(d));
-    // GPU d <= 4: rho points of 4 padded coordinates, plus alignment slack.
-    const std::size_t aos = static_cast<std::size_t>(rho) * 4 * sizeof(Real) + 4 * sizeof(Real);
+    // Host, and GPU d > 4: rho row and rho column points, struct-of-arrays.
+    const std::size_t soa = 2 * static_cast<std::size_t>(rho) * static_cast<std::size_t>(d) * sizeof(Real);
+    // GPU d <= 4: rho points of 4 padded coordinates (Tile::scratch is aligned).
+    const std::size_t aos = static_cast<std::size_t>(rho) * 4 * sizeof(Real);
     return soa > aos ? soa : aos;
   }
 
@@ -256,8 +364,9 @@ struct TileKernel {
         default: break;
       }
     }
-    scratch_view rows(team.team_scratch(0), static_cast<std::size_t>(rho) * e.d);
-    scratch_view cols(team.team_scratch(0), static_cast<std::size_t>(rho) * e.d);
+    scratch_view rows(static_cast<Real*>(t.scratch), static_cast<std::size_t>(rho) * e.d);
+    scratch_view cols(static_cast<Real*>(t.scratch) + static_cast<std::size_t>(rho) * e.d,
+                      static_cast<std::size_t>(rho) * e.d);
     // Coalesced loads (consecutive e = (point, k) are consecutive in memory),
     // struct-of-arrays stores (lanes of the compute loop read consecutively).
     const int d = e.d;
@@ -282,9 +391,7 @@ struct TileKernel {
   /// A point of D <= 4 coordinates padded to a power of two and aligned to
   /// its size, so one vector load (LDS.64/128) reads it from scratch.
   template <int D>
-  struct alignas(sizeof(Real) * (D == 3 ? 4 : D)) Point {
-    Real c[D == 3 ? 4 : D];
-  };
+  using Point = PaddedPoint<Real, D>;
 
   /// GPU tile, d = D <= 4. Each thread owns one lane of the block (a column
   /// j for packed / full, a row i for condensed: the direction in which the
@@ -303,7 +410,8 @@ struct TileKernel {
     // Staged side: the rows of the block (packed, full) or its columns (condensed).
     const index_t s0 = condensed ? t.j0 : t.i0;
     const int slen = condensed ? t.cols : t.rows;
-    P* staged = static_cast<P*>(team.team_scratch(0).get_shmem_aligned(sizeof(P) * rho, alignof(P)));
+    static_assert(alignof(P) <= tile_scratch_alignment, "Tile::scratch is not aligned enough for Point<D>");
+    P* staged = static_cast<P*>(t.scratch);
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, rho * PD), [&](const int q) {
       const int p = q / PD, k = q - p * PD;  // PD is a power of two: shifts
       staged[p].c[k] = (p < slen && k < D) ? e.x(s0 + p, k) : Real(0);
@@ -336,6 +444,22 @@ struct TileKernel {
       const index_t j = t.j0 + lane;
       Real mine[D];
       for (int k = 0; k < D; ++k) mine[k] = e.x(j, k);
+      if (step == 1 && t.rows == 32 && !t.diagonal()) {
+        // A whole off-diagonal block of side 32 walked by one warp: the loop
+        // is unrolled, the scratch offsets and T(ti) below are constants, so
+        // an element is one broadcast load, D subtractions, D multiply-adds,
+        // the sqrt, a pointer add and a store.
+        Real* row = out + ((Full ? t.i0 * n : tri(t.i0)) + j);
+        const index_t stride = Full ? n : t.i0;  // packed: T(i0 + ti) - T(i0) = ti i0 + T(ti)
+TDMAPS_UNROLL
+        for (int ti = 0; ti < 32; ++ti) {
+          const Real v = gpu_dist<D>(mine, staged[ti]);
+          row[Full ? 0 : ti * (ti + 1) / 2] = v;
+          if constexpr (Mirror) out[j * n + t.i0 + ti] = v;  // (j, i), i != j off the diagonal
+          row += stride;
+        }
+        return;
+      }
       // Lower triangle incl. diagonal: on a diagonal block, rows ti >= lane.
       int ti = t.diagonal() ? first_row_from(first, step, lane) : first;
       index_t i = t.i0 + ti;
@@ -370,6 +494,18 @@ struct TileKernel {
       const index_t i = t.i0 + lane;
       Real mine[D];
       for (int k = 0; k < D; ++k) mine[k] = e.x(i, k);
+      if (step == 1 && t.cols == 32 && !t.diagonal()) {
+        // A whole off-diagonal block of side 32 walked by one warp, unrolled
+        // (as in gpu_rows): C(j0 + tj) - C(j0) = tj (n - j0 - 2) - T(tj - 1).
+        Real* col = out + condensed_index(n, i, t.j0);
+        const index_t stride = n - t.j0 - 2;
+TDMAPS_UNROLL
+        for (int tj = 0; tj < 32; ++tj) {
+          col[-(tj * (tj - 1) / 2)] = gpu_dist<D>(mine, staged[tj]);
+          col += stride;
+        }
+        return;
+      }
       // Strict: j < i, so on a diagonal block columns tj < lane.
       const int end = t.diagonal() && lane < t.cols ? lane : t.cols;
       int tj = first;
@@ -566,13 +702,45 @@ void edm_gemm(const ExecSpace& space, const EdmData<Real, typename ExecSpace::me
 }
 #endif
 
+template <class ExecSpace, class Real>
+void run_linear(const ExecSpace& space, const EdmData<Real, typename ExecSpace::memory_space>& e,
+                const std::string& label) {
+  if (e.layout == Layout::full)
+    throw std::invalid_argument(
+        "tdmaps::edm: the linear kernel writes the packed and condensed layouts (in their memory order); "
+        "the full layout takes the tile or element kernel");
+  RunKernel<Real, typename ExecSpace::memory_space> k;
+  k.e = e;
+  k.order = e.layout == Layout::packed ? RunOrder::rows : RunOrder::columns;
+  k.triangle = layout_triangle(e.layout);
+  using Values = typename RunKernel<Real, typename ExecSpace::memory_space>::Values;
+  k.vector_store = reinterpret_cast<std::uintptr_t>(e.out.data()) % sizeof(Values) == 0;
+  const std::size_t point = e.d == 1 || e.d == 2 || e.d == 4 ? static_cast<std::size_t>(e.d) * sizeof(Real) : 0;
+  k.vector_load = point > 0 && reinterpret_cast<std::uintptr_t>(e.x.data()) % point == 0;
+  for_each_run<RunKernel<Real, typename ExecSpace::memory_space>::run_width>(space, e.n, k.triangle, k.order, k, label);
+}
+
+/// The tile kernel's GPU launch shape where the caller left it to tdmaps
+/// (0 in LaunchHints), at block side 32, measured on the H100 at n = 30720
+/// (perf_tests/README.md, team threads x blocks per team, d = 2 and 4):
+/// full: one warp per block (the unrolled 32-row walk, whole 128-byte row
+/// stores), 2 blocks per team: 0.64-0.65 ms; packed and condensed, whose
+/// block rows start anywhere in a sector: 2 warps of 16 rows, 1 block per
+/// team: 0.93-1.04 ms, where one warp took 1.35-1.38 ms.
+inline LaunchHints tile_hints(LaunchHints h, Layout layout, int rho) {
+  if (rho != 32) return h;
+  if (h.team_threads == 0) h.team_threads = layout == Layout::full ? 32 : 64;
+  if (h.blocks_per_team == 0) h.blocks_per_team = layout == Layout::full ? 2 : 1;
+  return h;
+}
+
 template <class ExecSpace, class Map, class Real>
 void run_tile(const ExecSpace& space, const Map& map, const EdmData<Real, typename ExecSpace::memory_space>& e,
               const LaunchHints& hints) {
   if constexpr (tdmaps::impl::is_block_space<Map>) {
     TileKernel<ExecSpace, Real> k{e, map.domain.rho};
     for_each_tile(space, map, TileKernel<ExecSpace, Real>::scratch_bytes(map.domain.rho, e.d), k,
-                  std::string("tdmaps::edm::tile::") + Map::name, hints);
+                  std::string("tdmaps::edm::tile::") + Map::name, tile_hints(hints, e.layout, map.domain.rho));
   } else {
     (void)space;
     (void)e;
@@ -595,7 +763,7 @@ std::size_t tile_scratch_bytes(int rho, int d) {
 /// so d <= 63 for fp64 at rho = 32; CUDA: 40 KiB, Kokkos 3.4's level-0 limit).
 template <class ExecSpace, class Real>
 bool tile_fits(int rho, int d) {
-  return tile_scratch_bytes<ExecSpace, Real>(rho, d) <=
+  return tile_scratch_bytes<ExecSpace, Real>(rho, d) + tile_scratch_alignment <=
          static_cast<std::size_t>(team_policy_t<ExecSpace>::scratch_size_max(0));
 }
 
@@ -667,6 +835,7 @@ void edm(const ExecSpace& space, const PointsView& points, const OutView& out, c
                        std::string("tdmaps::edm::element::") + Map::name, hints);
       break;
     case Kernel::tile: impl::run_tile(space, map, e, hints); break;
+    case Kernel::linear: impl::run_linear(space, e, std::string("tdmaps::edm::linear")); break;
     case Kernel::gemm:
 #if defined(TDMAPS_EDM_HAVE_KOKKOSKERNELS)
       impl::edm_gemm(space, e);

@@ -45,6 +45,7 @@ struct Options {
   int repeat = 1;
   bool json = false;
   bool reject_nonfinite = false;
+  tdmaps::LaunchHints hints;  // --team-threads, --blocks-per-team
 };
 
 edm::Layout parse_layout(const std::string& s) {
@@ -56,6 +57,7 @@ edm::Kernel parse_kernel(const std::string& s) {
   if (s == "element") return edm::Kernel::element;
   if (s == "tile") return edm::Kernel::tile;
   if (s == "gemm") return edm::Kernel::gemm;
+  if (s == "linear") return edm::Kernel::linear;
   return edm::Kernel::automatic;
 }
 
@@ -76,20 +78,20 @@ struct Result {
 template <class Map, class Real>
 Result run_map(const Map& map, const Kokkos::View<const Real**, Kokkos::LayoutRight, MemSpace>& x,
                const Kokkos::View<Real*, MemSpace>& out, edm::Layout layout, edm::Kernel kind, bool symmetric,
-               int repeat) {
+               int repeat, const tdmaps::LaunchHints& hints) {
   ExecSpace space;
   Result r;
   r.kernel = edm::resolve_kernel<ExecSpace, Map, Real>(kind, static_cast<int>(x.extent(1)), map.domain.rho);
   // Warm-up, reported apart: first touch of the output pages, scratch
   // allocation, GPU module loading.
   app::Timer warm;
-  edm::edm(space, x, out, map, layout, kind, symmetric);
+  edm::edm(space, x, out, map, layout, kind, symmetric, hints);
   space.fence();
   r.ms_warmup = 1e3 * warm.seconds();
   double sum = 0, best = std::numeric_limits<double>::infinity();
   for (int k = 0; k < repeat; ++k) {
     app::Timer t;
-    edm::edm(space, x, out, map, layout, kind, symmetric);
+    edm::edm(space, x, out, map, layout, kind, symmetric, hints);
     space.fence();
     const double s = t.seconds();
     sum += s;
@@ -197,7 +199,7 @@ int run(const Options& o, std::vector<char*>& kokkos_args) {
   const bool tile_only = kind == edm::Kernel::tile;
   tdmaps::with_map(
       o.map, domain,
-      [&](auto map) { res = run_map(map, cx, out, layout, kind, o.symmetric, o.repeat); }, tile_only);
+      [&](auto map) { res = run_map(map, cx, out, layout, kind, o.symmetric, o.repeat, o.hints); }, tile_only);
 
   const double gbps = app::gb_per_s(static_cast<double>(out_bytes), res.ms_mean * 1e-3);
   const double gbps_best = app::gb_per_s(static_cast<double>(out_bytes), res.ms_min * 1e-3);
@@ -285,11 +287,18 @@ int main(int argc, char* argv[]) {
       ->capture_default_str()
       ->check(CLI::IsMember(tdmaps::form_names()));
   cli.add_option("--block", o.block, "block side rho (default 32)")->check(CLI::IsMember({8, 16, 32}));
-  cli.add_option("--kernel", o.kernel, "element | tile | gemm (Kokkos Kernels) | auto")
+  cli.add_option("--kernel", o.kernel,
+                 "element | tile | gemm (Kokkos Kernels) | linear (packed / condensed in memory order) | auto")
       ->capture_default_str()
-      ->check(CLI::IsMember({"element", "tile", "gemm", "auto"}));
+      ->check(CLI::IsMember({"element", "tile", "gemm", "linear", "auto"}));
   cli.add_option("--precision", o.precision, "fp32 or fp64 (default: the .npy's dtype, fp64 otherwise)")
       ->check(CLI::IsMember({"fp32", "fp64"}));
+  cli.add_option("--team-threads", o.hints.team_threads,
+                 "GPU threads per team of the element and tile kernels (0: the library's default; at least the block side)")
+      ->check(CLI::Range(0, 1024));
+  cli.add_option("--blocks-per-team", o.hints.blocks_per_team,
+                 "blocks each team takes in turn (0: the library's default)")
+      ->check(CLI::Range(0, tdmaps::max_blocks_per_team));
   cli.add_option("--repeat", o.repeat, "timed repetitions after one untimed warm-up")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000000));

@@ -98,9 +98,13 @@ def test_values():
     tril = np.tril_indices(n)  # row-major lower triangle incl. diagonal = packed order
     for prec, src, ref, sq, rtol, dt in [("fp32", "p32.npy", ref32, sq32, 1e-5, np.float32),
                                          ("fp64", "p64.npy", ref64, sq64, 1e-12, np.float64)]:
-        for block in ["8", "32"]:
+        # The last: team shape and blocks per team other than the defaults (--team-threads 64 x
+        # --blocks-per-team 3: teams walking two rows per lane, a barrier between blocks).
+        for block, hints in [("8", []), ("32", []), ("32", ["--team-threads", "64", "--blocks-per-team", "3"])]:
+            block_args = ["--block", block] + hints
+            block = block + ("".join(hints[1::2]) and "_" + "_".join(hints[1::2]))
             out = path(f"cond_{prec}.npy")
-            r = run(["--input", path(src), "--layout", "condensed", "--block", block, "--output", out])
+            r = run(["--input", path(src), "--layout", "condensed", *block_args, "--output", out])
             check(f"condensed {prec} b{block} runs", r.returncode == 0, r.stderr)
             if r.returncode == 0:
                 got = np.load(out)
@@ -109,7 +113,7 @@ def test_values():
                 check(f"condensed {prec} b{block} == pdist", ok, why)
 
             out = path(f"packed_{prec}.npy")
-            r = run(["--input", path(src), "--layout", "packed", "--block", block, "--output", out])
+            r = run(["--input", path(src), "--layout", "packed", *block_args, "--output", out])
             check(f"packed {prec} runs", r.returncode == 0, r.stderr)
             if r.returncode == 0:
                 got = np.load(out)
@@ -118,7 +122,7 @@ def test_values():
                 check(f"packed {prec} b{block} == squareform lower", ok, why)
 
             out = path(f"full_sym_{prec}.npy")
-            r = run(["--input", path(src), "--layout", "full", "--symmetric", "--block", block, "--output", out])
+            r = run(["--input", path(src), "--layout", "full", "--symmetric", *block_args, "--output", out])
             check(f"full symmetric {prec} runs", r.returncode == 0, r.stderr)
             if r.returncode == 0:
                 got = np.load(out)
@@ -126,7 +130,7 @@ def test_values():
                 check(f"full symmetric {prec} b{block} == squareform", ok, why)
 
             out = path(f"full_{prec}.npy")
-            r = run(["--input", path(src), "--layout", "full", "--block", block, "--output", out])
+            r = run(["--input", path(src), "--layout", "full", *block_args, "--output", out])
             check(f"full {prec} runs", r.returncode == 0, r.stderr)
             if r.returncode == 0:
                 got = np.load(out)
@@ -279,6 +283,10 @@ def test_errors():
                  "row 17")
     expect_error("unknown flag", ["--random", "10", "--bogus"], path("e8.npy"), "bogus")
     expect_error("--block 7", ["--random", "10", "--block", "7"], path("e9.npy"), "block")
+    expect_error("team smaller than a block row", ["--random", "10", "--block", "32", "--team-threads", "16"],
+                 path("e9b.npy"), "team_threads")
+    expect_error("--blocks-per-team 5000", ["--random", "10", "--blocks-per-team", "5000"], path("e9c.npy"),
+                 "--blocks-per-team")
     expect_error("unknown map", ["--random", "10", "--map", "zz"], path("e10.npy"), "map")
     expect_error("tile kernel on utm", ["--random", "10", "--map", "utm", "--kernel", "tile"], path("e11.npy"), "utm")
     expect_error("no input", [], path("e12.npy"), "--input")

@@ -9,6 +9,7 @@
 #include <tdmaps/kernels/dummy.hpp>
 #include <tdmaps/launch/dispatch.hpp>
 #include <tdmaps/launch/for_each.hpp>
+#include <tdmaps/launch/for_each_run.hpp>
 #include <tdmaps/maps/bounding_box.hpp>
 #include <tdmaps/maps/hadouken.hpp>
 #include <tdmaps/maps/lambda.hpp>

@@ -56,21 +56,21 @@ auto to_host(const V& v) {
 /// with the oracle, else the first differences.
 template <class Map>
 std::string check_all_results(const tc::ConstSpheres<Mem>& spheres, const Map& map, tc::Kernel kernel,
-                              const Expected& e) {
+                              const Expected& e, const tdmaps::LaunchHints& hints = tdmaps::LaunchHints()) {
   std::ostringstream err;
   const index_t n = static_cast<index_t>(spheres.extent(0));
   const index_t np = tc::pair_count(n);
   tc::Output<Mem> out;
 
   // count
-  const index_t c = tc::collide(Space(), spheres, map, tc::Result::count, kernel, out);
+  const index_t c = tc::collide(Space(), spheres, map, tc::Result::count, kernel, out, hints);
   if (c != e.count) err << "count " << c << " != " << e.count << "; ";
 
   // bit flags, poisoned
   out.flags = Kokkos::View<std::uint32_t*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "flags"),
                                                 static_cast<std::size_t>(tc::flag_words(n)));
   Kokkos::deep_copy(Space(), out.flags, 0xA5A5A5A5u);
-  const index_t cf = tc::collide(Space(), spheres, map, tc::Result::flags, kernel, out);
+  const index_t cf = tc::collide(Space(), spheres, map, tc::Result::flags, kernel, out, hints);
   if (cf != e.count) err << "flags count " << cf << " != " << e.count << "; ";
   {
     auto w = to_host(out.flags);
@@ -89,7 +89,7 @@ std::string check_all_results(const tc::ConstSpheres<Mem>& spheres, const Map& m
   out.intflags = Kokkos::View<std::int32_t*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "intflags"),
                                                   static_cast<std::size_t>(np));
   Kokkos::deep_copy(Space(), out.intflags, -7);
-  const index_t ci = tc::collide(Space(), spheres, map, tc::Result::intflags, kernel, out);
+  const index_t ci = tc::collide(Space(), spheres, map, tc::Result::intflags, kernel, out, hints);
   if (ci != e.count) err << "intflags count " << ci << " != " << e.count << "; ";
   {
     auto f = to_host(out.intflags);
@@ -106,7 +106,7 @@ std::string check_all_results(const tc::ConstSpheres<Mem>& spheres, const Map& m
   // (Execution-space deep copies throughout: a Serial test must not wake the
   // default host space's threads.)
   Kokkos::deep_copy(Space(), out.pairs, std::int64_t(-5));
-  const index_t cp = tc::collide(Space(), spheres, map, tc::Result::pairs, kernel, out);
+  const index_t cp = tc::collide(Space(), spheres, map, tc::Result::pairs, kernel, out, hints);
   if (cp != e.count) err << "pairs count " << cp << " != " << e.count << "; ";
   if (static_cast<index_t>(out.pairs.extent(0)) != e.count) {
     err << "pair list has " << out.pairs.extent(0) << " rows, want " << e.count << "; ";
@@ -127,8 +127,8 @@ std::string check_all_results(const tc::ConstSpheres<Mem>& spheres, const Map& m
   return err.str();
 }
 
-/// f(map, kernel) for each block-space map with the tile kernel and every map
-/// (UTM included) with the element kernel.
+/// f(map, kernel) for each block-space map with the tile kernel, every map
+/// (UTM included) with the element kernel, and the linear kernel.
 template <class F>
 void for_each_map_and_kernel(index_t n, int rho, F&& f) {
   const auto t = tdmaps::Triangle::strict_lower;
@@ -143,6 +143,7 @@ void for_each_map_and_kernel(index_t n, int rho, F&& f) {
   f(tdmaps::RecursiveMap(n, rho, t), tc::Kernel::element);
   f(tdmaps::HadoukenMap(n, rho, t), tc::Kernel::element);
   f(tdmaps::UpperTriangularMap(n, rho, t), tc::Kernel::element);
+  f(tdmaps::LambdaMap<>(n, rho, t), tc::Kernel::linear);  // uses the domain only
 }
 
 void check_against_oracle(int dims, tc::Density density, std::uint64_t seed) {
@@ -154,11 +155,17 @@ void check_against_oracle(int dims, tc::Density density, std::uint64_t seed) {
       ASSERT_GT(e.count, 0) << "dense radii should give collisions; n = " << n << ", seed = " << seed + n;
     }
     const tc::ConstSpheres<Mem> spheres = tc::to_device(Space(), host);
+    int turn = 0;
     for (int rho : {8, 16, 32}) {
       for_each_map_and_kernel(n, rho, [&](const auto& map, tc::Kernel kernel) {
-        const std::string err = check_all_results(spheres, map, kernel, e);
+        // Blocks per team in turn: the default, one (the papers'), and 3 and 7
+        // (teams that end part-way through the league, a barrier between blocks).
+        tdmaps::LaunchHints hints;
+        hints.blocks_per_team = std::vector<int>{0, 1, 3, 7}[static_cast<std::size_t>(turn++ % 4)];
+        const std::string err = check_all_results(spheres, map, kernel, e, hints);
         EXPECT_TRUE(err.empty()) << "map " << map.name << ", kernel " << tc::name(kernel) << ", dims " << dims << ", "
                                  << tc::name(density) << ", n = " << n << ", rho = " << rho
+                                 << ", blocks_per_team = " << hints.blocks_per_team
                                  << ", seed = " << seed + static_cast<std::uint64_t>(n) << ": " << err;
       });
     }

@@ -58,11 +58,13 @@ struct Case {
   edm::Kernel kernel;
   unsigned seed;
   std::string map;
+  int blocks_per_team = 0;  ///< LaunchHints::blocks_per_team
 
   std::string text() const {
     std::ostringstream s;
     s << "map " << map << ", " << edm::kernel_name(kernel) << " kernel, " << edm::layout_name(layout)
-      << (symmetric ? " symmetric" : "") << ", n = " << n << ", d = " << d << ", rho = " << rho << ", seed = " << seed;
+      << (symmetric ? " symmetric" : "") << ", n = " << n << ", d = " << d << ", rho = " << rho
+      << ", blocks_per_team = " << blocks_per_team << ", seed = " << seed;
     return s.str();
   }
 };
@@ -149,7 +151,9 @@ std::string run_case(const Case& c) {
   const auto dx = to_device(x, c.n, c.d);
   auto out = poisoned_output<Real>(c.layout, c.n);
   const Map map(edm::make_domain(c.n, c.rho, c.layout));
-  edm::edm(Space(), dx, out, map, c.layout, c.kernel, c.symmetric);
+  tdmaps::LaunchHints hints;
+  hints.blocks_per_team = c.blocks_per_team;
+  edm::edm(Space(), dx, out, map, c.layout, c.kernel, c.symmetric, hints);
   Space().fence();
   const double eps = std::numeric_limits<Real>::epsilon();
   return compare(oracle(x, c.n, c.d, c.layout, c.symmetric), out, 4.0 * (c.d + 2) * eps);
@@ -179,7 +183,8 @@ const std::vector<LayoutCase>& layouts() {
 template <class Real>
 void check_all(edm::Kernel kernel) {
   int cases = 0;
-  for_each_test_map(kernel == edm::Kernel::tile, [&](auto tag, const char* name) {
+  // The linear kernel uses the map's domain only: the block-space maps suffice.
+  for_each_test_map(kernel == edm::Kernel::tile || kernel == edm::Kernel::linear, [&](auto tag, const char* name) {
     using Map = typename decltype(tag)::type;
     unsigned seed = base_seed;
     int rot = 0;
@@ -187,7 +192,20 @@ void check_all(edm::Kernel kernel) {
       for (const int d : dims()) {
         const int rho = 8 << (rot++ % 3);  // 8, 16, 32 in turn
         for (const auto& l : layouts()) {
-          const Case c{n, d, rho, l.layout, l.symmetric, kernel, ++seed, name};
+          // Blocks per team in turn: the default, 1, 2 and 5 (a barrier between
+          // blocks that share the team's scratch; teams that end part-way).
+          const int k = std::vector<int>{0, 1, 2, 5}[static_cast<std::size_t>(seed % 4)];
+          const Case c{n, d, rho, l.layout, l.symmetric, kernel, ++seed, name, k};
+          if (kernel == edm::Kernel::linear && l.layout == edm::Layout::full) {
+            // Not in memory order: refused, naming the layouts it writes.
+            try {
+              (void)run_case<Map, Real>(c);
+              ADD_FAILURE() << "linear kernel accepted the full layout: " << c.text();
+            } catch (const std::invalid_argument& e) {
+              EXPECT_NE(std::string(e.what()).find("packed and condensed"), std::string::npos) << e.what();
+            }
+            continue;
+          }
           const std::string err = run_case<Map, Real>(c);
           EXPECT_EQ(err, "") << c.text();
           ++cases;
@@ -203,6 +221,39 @@ TEST(TEST_CATEGORY, edm_element_fp32_matches_oracle) { check_all<float>(edm::Ker
 TEST(TEST_CATEGORY, edm_element_fp64_matches_oracle) { check_all<double>(edm::Kernel::element); }
 TEST(TEST_CATEGORY, edm_tile_fp32_matches_oracle) { check_all<float>(edm::Kernel::tile); }
 TEST(TEST_CATEGORY, edm_tile_fp64_matches_oracle) { check_all<double>(edm::Kernel::tile); }
+TEST(TEST_CATEGORY, edm_linear_fp32_matches_oracle) { check_all<float>(edm::Kernel::linear); }
+TEST(TEST_CATEGORY, edm_linear_fp64_matches_oracle) { check_all<double>(edm::Kernel::linear); }
+
+// The linear kernel with views that allow no vector access: points of an odd
+// row offset (8-byte shift) and an output shifted by one element, so both
+// the scalar load and the scalar store paths run; d = 2 and 4 (vector loads
+// otherwise), both layouts.
+TEST(TEST_CATEGORY, edm_linear_unaligned_views_match_oracle) {
+  for (const auto layout : {edm::Layout::packed, edm::Layout::condensed}) {
+    for (const int d : {2, 4}) {
+      const index_t n = 77;
+      const auto x = random_points<float>(n, d, base_seed + static_cast<unsigned>(d));
+      Kokkos::View<float*, MemSpace> xbuf("tdmaps::test::edm::xbuf", static_cast<std::size_t>(n * d + 1));
+      Kokkos::View<float*, MemSpace> obuf("tdmaps::test::edm::obuf", static_cast<std::size_t>(edm::output_size(layout, n) + 1));
+      Kokkos::deep_copy(obuf, static_cast<float>(sentinel));
+      auto hx = Kokkos::create_mirror_view(xbuf);
+      for (index_t q = 0; q < n * d; ++q) hx(static_cast<std::size_t>(q + 1)) = x[static_cast<std::size_t>(q)];
+      Kokkos::deep_copy(xbuf, hx);
+      Kokkos::View<const float**, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryUnmanaged> px(xbuf.data() + 1, n, d);
+      Kokkos::View<float*, MemSpace, Kokkos::MemoryUnmanaged> out(obuf.data() + 1, edm::output_size(layout, n));
+      edm::edm(Space(), px, out, tdmaps::LambdaMap<>(edm::make_domain(n, 8, layout)), layout, edm::Kernel::linear);
+      Space().fence();
+      Kokkos::View<float*, MemSpace> copy("tdmaps::test::edm::copy", out.extent(0));
+      Kokkos::deep_copy(copy, out);
+      EXPECT_EQ(compare(oracle(x, n, d, layout, false), copy, 4.0 * (d + 2) * std::numeric_limits<float>::epsilon()), "")
+          << edm::layout_name(layout) << ", d = " << d;
+      // Nothing written outside: the element before the output stays the sentinel.
+      float before = 0;
+      Kokkos::deep_copy(before, Kokkos::subview(obuf, 0));
+      EXPECT_EQ(before, static_cast<float>(sentinel));
+    }
+  }
+}
 
 // The condensed layout is SciPy's pdist order: pair (0, 1) first, then (0, 2),
 // ..., (0, n - 1), (1, 2), ... (a hand-checked small case on top of the oracle).

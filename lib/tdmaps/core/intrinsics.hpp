@@ -10,6 +10,22 @@
 #include <cstdint>
 #include <cstring>
 
+/// Unrolls the loop that follows completely where its trip count is a
+/// constant (device code: nvcc's unroll; host: GCC's, clang's; nothing in the
+/// host pass of nvcc, whose front end knows neither GCC's pragma nor, for
+/// g++ behind it, the plain one).
+#if defined(__CUDA_ARCH__)
+#define TDMAPS_UNROLL _Pragma("unroll")
+#elif defined(__CUDACC__)
+#define TDMAPS_UNROLL
+#elif defined(__clang__)
+#define TDMAPS_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define TDMAPS_UNROLL _Pragma("GCC unroll 32")
+#else
+#define TDMAPS_UNROLL
+#endif
+
 namespace tdmaps {
 namespace intrinsics {
 

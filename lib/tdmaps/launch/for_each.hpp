@@ -10,7 +10,9 @@
 //       level-0 team scratch; block-space maps only.
 //
 // A block-space map's league rank (plus an offset when a league is split into
-// launches of at most max_league_per_launch teams) is omega. On GPU backends a
+// launches of at most max_league_per_launch teams) is omega; with
+// LaunchHints::blocks_per_team = K > 1 a league of L = ceil(blocks / K) teams
+// takes omega = rank, rank + L, ... (the GPU tile kernels' default). On GPU backends a
 // team is TeamPolicy(league, rows, rho): vector lanes along j so a row of the
 // block is contiguous in memory, and `rows` team threads (team_rows()) walk
 // the rho rows of the block, so a thread handles rho / rows elements. rows =
@@ -41,6 +43,12 @@ struct Tile {
   int rows = 0;    ///< rows of the block inside the domain (rho, fewer on the last block row)
   int cols = 0;    ///< columns of the block inside [0, n)
   Triangle triangle = Triangle::lower;
+  /// Tile kernels: the team's scratch_bytes of level-0 scratch for this block,
+  /// aligned to tile_scratch_alignment (null for element kernels). The same
+  /// memory serves each block a team takes (LaunchHints::blocks_per_team),
+  /// with a team barrier between blocks; take scratch from here, not from
+  /// team.team_scratch(0), whose allocations are not returned between blocks.
+  void* scratch = nullptr;
 
   /// Whether block-local element (ti, tj) lies in the domain; ti < rows and tj < cols given.
   KOKKOS_FORCEINLINE_FUNCTION bool contains(int ti, int tj) const {
@@ -54,19 +62,59 @@ struct LaunchHints {
   /// Threads per team; 0 picks the measured default (team_rows below).
   /// rho * rho gives the papers' one thread per element.
   int team_threads = 0;
+  /// Blocks each team takes in turn, at most: a league of L teams, L =
+  /// ceil(blocks / K), team r taking omegas r, r + L, r + 2L, ...; 0 picks
+  /// the measured default (blocks_per_team below), 1 is the papers' one
+  /// block per team. A team that does more than one block pays its launch
+  /// and its set-up once per K blocks.
+  int blocks_per_team = 0;
 };
 
-/// Team rows (threads along i) of a GPU launch with block side rho. The
-/// default, 8 rows at rho = 32 and 4 rows at rho = 8 and 16, was measured on
-/// an H100 (perf_tests/README.md): one element per thread leaves these
+/// Largest LaunchHints::blocks_per_team accepted.
+constexpr int max_blocks_per_team = 1024;
+
+/// Alignment of Tile::scratch in bytes.
+constexpr std::size_t tile_scratch_alignment = 64;
+
+/// What a launch runs per block: an element kernel (kernel(i, j)) or a tile
+/// kernel (kernel(team, tile)); their GPU defaults differ (below).
+enum class LaunchKind { element, tile };
+
+/// Team rows (threads along i) of a GPU launch with block side rho.
+/// Element kernels: 8 rows at rho = 32 and 4 rows at rho = 8 and 16, measured
+/// on an H100 (perf_tests/README.md): one element per thread leaves these
 /// instruction-bound kernels paying the per-thread set-up for every element,
 /// and 1024-thread teams are 1.4-1.7x slower than 256-thread ones at rho = 32.
-inline int team_rows(const LaunchHints& hints, int rho) {
-  if (hints.team_threads == 0) return rho == 32 ? 8 : 4;
+/// Tile kernels: one warp, tile_team_threads threads (rho = 32: one thread
+/// per column walking all 32 rows; rho = 8, 16: 32 / rho rows). A tile
+/// kernel's block is a chain of latencies (stage the points, barrier, walk
+/// the rows) with little work per thread at large teams: at n = 30720 on an
+/// H100 a 1024-thread team ran the EDM tile kernel 9x slower than a 64-thread
+/// one (perf_tests/README.md). Apps pick their own shape per output where
+/// they measured a better one (edm::impl::tile_hints, collision's).
+constexpr int tile_team_threads = 32;
+/// Blocks per team of the GPU tile kernels (LaunchHints::blocks_per_team = 0).
+constexpr int tile_blocks_per_team = 2;
+
+inline int team_rows(const LaunchHints& hints, int rho, LaunchKind kind = LaunchKind::element) {
+  if (hints.team_threads == 0) {
+    if (kind == LaunchKind::tile) return tile_team_threads / rho > 1 ? tile_team_threads / rho : 1;
+    return rho == 32 ? 8 : 4;
+  }
   if (hints.team_threads < rho)
     throw std::invalid_argument("tdmaps: LaunchHints::team_threads = " + std::to_string(hints.team_threads) +
                                 " is smaller than one row of the block (rho = " + std::to_string(rho) + ")");
   return hints.team_threads / rho < rho ? hints.team_threads / rho : rho;
+}
+
+/// Blocks per team of a launch (LaunchHints::blocks_per_team; 0: 1 for
+/// element kernels and host backends, tile_blocks_per_team for GPU tile kernels).
+inline int blocks_per_team(const LaunchHints& hints, LaunchKind kind, bool gpu) {
+  if (hints.blocks_per_team < 0 || hints.blocks_per_team > max_blocks_per_team)
+    throw std::invalid_argument("tdmaps: LaunchHints::blocks_per_team = " + std::to_string(hints.blocks_per_team) +
+                                " is outside 0 .. " + std::to_string(max_blocks_per_team));
+  if (hints.blocks_per_team > 0) return hints.blocks_per_team;
+  return gpu && kind == LaunchKind::tile ? tile_blocks_per_team : 1;
 }
 
 template <class ExecSpace>
@@ -126,16 +174,24 @@ struct ElementFunctor {
   Map map;
   Kernel kernel;
   int launch;
-  index_t offset;
-  int log2_rho;  ///< rho = 2^log2_rho
+  index_t offset = 0;  ///< first omega of this Kokkos launch
+  index_t count = 0;   ///< omegas of this Kokkos launch: [offset, offset + count)
+  int log2_rho;        ///< rho = 2^log2_rho
 
   ElementFunctor(const Map& m, const Kernel& k, int l)
-      : map(m), kernel(k), launch(l), offset(0), log2_rho(intrinsics::bit_length(static_cast<std::uint64_t>(m.domain.rho)) - 1) {}
+      : map(m), kernel(k), launch(l), log2_rho(intrinsics::bit_length(static_cast<std::uint64_t>(m.domain.rho)) - 1) {}
 
   KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team) const {
-    Block2 b;
-    if (!impl::block(map, launch, offset + team.league_rank(), b)) return;
-    const Tile t = make_tile(map.domain, b);
+    // Team r takes omegas r, r + L, r + 2L, ... (L teams): the teams running
+    // at any moment take neighbouring blocks, as with one block per team.
+    const index_t teams = team.league_size();
+    for (index_t k = team.league_rank(); k < count; k += teams) {
+      Block2 b;
+      if (impl::block(map, launch, offset + k, b)) run_block(team, make_tile(map.domain, b));
+    }
+  }
+
+  KOKKOS_FORCEINLINE_FUNCTION void run_block(const team_member_t<ExecSpace>& team, const Tile& t) const {
     // Every element of an off-diagonal block lies in the domain (j <= j0 + rho - 1 < i0 <= i):
     // only diagonal blocks test elements, a block-uniform branch.
     if constexpr (is_gpu_space<ExecSpace>::value) {
@@ -175,11 +231,35 @@ struct TileFunctor {
   Map map;
   Kernel kernel;
   int launch;
-  index_t offset;
+  index_t offset = 0;  ///< first omega of this Kokkos launch
+  index_t count = 0;   ///< omegas of this Kokkos launch: [offset, offset + count)
+  std::size_t scratch_bytes = 0;
+
+  TileFunctor(const Map& m, const Kernel& k, int l, std::size_t bytes)
+      : map(m), kernel(k), launch(l), scratch_bytes(bytes) {}
+
   KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team) const {
-    Block2 b;
-    if (!impl::block(map, launch, offset + team.league_rank(), b)) return;
-    kernel(team, make_tile(map.domain, b));
+    // One allocation per team, handed to every block it takes.
+    void* const scratch =
+        scratch_bytes > 0 ? team.team_scratch(0).get_shmem_aligned(scratch_bytes, tile_scratch_alignment) : nullptr;
+    bool busy = false;  // the scratch holds the previous block's data
+    // Team r takes omegas r, r + L, r + 2L, ... (L teams): the teams running
+    // at any moment take neighbouring blocks, as with one block per team, so
+    // the pieces of a memory sector that neighbouring blocks write arrive
+    // together. (Taking K consecutive blocks per team instead, the packed EDM
+    // d = 4 ran in 1.65 ms against 0.89 ms at n = 30720 on the H100, with
+    // 230 MB of DRAM reads against 1 MB: sectors evicted half-written and
+    // read back to be completed; perf_tests/README.md.)
+    const index_t teams = team.league_size();
+    for (index_t k = team.league_rank(); k < count; k += teams) {
+      Block2 b;
+      if (!impl::block(map, launch, offset + k, b)) continue;  // uniform over the team (same omega)
+      if (busy) team.team_barrier();                      // every thread is done with the scratch
+      busy = true;
+      Tile t = make_tile(map.domain, b);
+      t.scratch = scratch;
+      kernel(team, t);
+    }
   }
 };
 
@@ -195,9 +275,10 @@ struct ThreadFunctor {
 };
 
 template <class ExecSpace>
-void team_shape(const Domain2& d, const LaunchHints& hints, int& team_size, int& vector_length) {
+void team_shape(const Domain2& d, const LaunchHints& hints, LaunchKind kind, int& team_size, int& vector_length) {
+  const int rows = team_rows(hints, d.rho, kind);  // validates the hints on every backend
   if (is_gpu_space<ExecSpace>::value) {
-    team_size = team_rows(hints, d.rho);
+    team_size = rows;
     vector_length = d.rho;
   } else {
     team_size = 1;
@@ -205,22 +286,29 @@ void team_shape(const Domain2& d, const LaunchHints& hints, int& team_size, int&
   }
 }
 
+/// Launches the league of omegas [0, league) in teams of at most
+/// blocks_per_team blocks, split into Kokkos launches of at most
+/// max_league_per_launch teams.
 template <class ExecSpace, class Functor>
 void run_league(const ExecSpace& space, const std::string& label, const Domain2& d, const LaunchHints& hints,
-                index_t league, std::size_t scratch, Functor f) {
+                LaunchKind kind, index_t league, std::size_t scratch, Functor f) {
   int team_size, vector_length;
-  team_shape<ExecSpace>(d, hints, team_size, vector_length);
-  for (index_t offset = 0; offset < league; offset += max_league_per_launch) {
-    const index_t chunk = league - offset < max_league_per_launch ? league - offset : max_league_per_launch;
+  team_shape<ExecSpace>(d, hints, kind, team_size, vector_length);
+  const int per_team = blocks_per_team(hints, kind, is_gpu_space<ExecSpace>::value);
+  const index_t per_launch = max_league_per_launch * per_team;  // omegas per Kokkos launch
+  for (index_t offset = 0; offset < league; offset += per_launch) {
+    const index_t omegas = league - offset < per_launch ? league - offset : per_launch;
+    const index_t chunk = (omegas + per_team - 1) / per_team;  // teams: each takes at most per_team omegas
     f.offset = offset;
+    f.count = omegas;
     team_policy_t<ExecSpace> policy(space, static_cast<int>(chunk), team_size, vector_length);
     if (scratch > 0) {
       const std::size_t max_scratch = static_cast<std::size_t>(team_policy_t<ExecSpace>::scratch_size_max(0));
-      if (scratch > max_scratch)
+      if (scratch + tile_scratch_alignment > max_scratch)
         throw std::invalid_argument(label + ": tile kernel asks for " + std::to_string(scratch) +
                                     " bytes of team scratch per block; this backend allows at most " +
-                                    std::to_string(max_scratch));
-      policy.set_scratch_size(0, Kokkos::PerTeam(scratch));
+                                    std::to_string(max_scratch - tile_scratch_alignment));
+      policy.set_scratch_size(0, Kokkos::PerTeam(scratch + tile_scratch_alignment));  // + alignment slack
     }
     if (offset == 0) {
       const int max_team = policy.team_size_max(f, Kokkos::ParallelForTag());
@@ -250,7 +338,7 @@ void for_each_element(const ExecSpace& space, const Map& map, const Kernel& kern
   } else {
     static_assert(impl::is_block_space<Map>, "tdmaps::for_each_element: Map::space_tag must be BlockSpaceTag or ThreadSpaceTag");
     for (int l = 0; l < impl::launches(map); ++l) {
-      impl::run_league(space, label, map.domain, hints, impl::league_size(map, l), 0,
+      impl::run_league(space, label, map.domain, hints, LaunchKind::element, impl::league_size(map, l), 0,
                        impl::ElementFunctor<ExecSpace, Map, Kernel>(map, kernel, l));
     }
   }
@@ -266,8 +354,8 @@ void for_each_tile(const ExecSpace& space, const Map& map, std::size_t scratch_b
                 "tdmaps::for_each_tile: a tile kernel needs a block-space map (BB, lambda, RB, REC, H); "
                 "UTM is a thread-space map and serves element kernels only (for_each_element)");
   for (int l = 0; l < impl::launches(map); ++l) {
-    impl::run_league(space, label, map.domain, hints, impl::league_size(map, l), scratch_bytes,
-                     impl::TileFunctor<ExecSpace, Map, Kernel>{map, kernel, l, 0});
+    impl::run_league(space, label, map.domain, hints, LaunchKind::tile, impl::league_size(map, l), scratch_bytes,
+                     impl::TileFunctor<ExecSpace, Map, Kernel>(map, kernel, l, scratch_bytes));
   }
 }
 
