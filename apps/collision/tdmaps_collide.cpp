@@ -8,6 +8,7 @@
 // options fails before Kokkos starts; outputs are written atomically (temp file
 // + rename), so a failed run never leaves a partial file.
 #include "collision/collision.hpp"
+#include "common/launch_options.hpp"
 #include "common/memory.hpp"
 #include "common/npy.hpp"
 
@@ -325,12 +326,7 @@ int main(int argc, char* argv[]) {
   cli.add_option("--form", o.spec.form, "lambda's form: " + tdmaps::impl::join(tdmaps::form_names()))
       ->check(CLI::IsMember(tdmaps::form_names()))
       ->capture_default_str();
-  cli.add_option("--team-threads", o.hints.team_threads,
-                 "GPU threads per team of the element and tile kernels (0: the library's default; at least the block side)")
-      ->check(CLI::Range(0, 1024));
-  cli.add_option("--blocks-per-team", o.hints.blocks_per_team,
-                 "blocks each team takes in turn (0: the library's default)")
-      ->check(CLI::Range(0, tdmaps::max_blocks_per_team));
+  app::add_launch_options(cli, o.hints);
   cli.add_option("--block", o.block, "block side rho (threads per block per dimension): 8, 16 or 32")
       ->check(CLI::IsMember({8, 16, 32}))
       ->capture_default_str();

@@ -4,6 +4,7 @@
 // never leaves a partial one.
 #include "edm/edm.hpp"
 
+#include "common/launch_options.hpp"
 #include "common/memory.hpp"
 #include "common/npy.hpp"
 
@@ -293,12 +294,7 @@ int main(int argc, char* argv[]) {
       ->check(CLI::IsMember({"element", "tile", "gemm", "linear", "auto"}));
   cli.add_option("--precision", o.precision, "fp32 or fp64 (default: the .npy's dtype, fp64 otherwise)")
       ->check(CLI::IsMember({"fp32", "fp64"}));
-  cli.add_option("--team-threads", o.hints.team_threads,
-                 "GPU threads per team of the element and tile kernels (0: the library's default; at least the block side)")
-      ->check(CLI::Range(0, 1024));
-  cli.add_option("--blocks-per-team", o.hints.blocks_per_team,
-                 "blocks each team takes in turn (0: the library's default)")
-      ->check(CLI::Range(0, tdmaps::max_blocks_per_team));
+  app::add_launch_options(cli, o.hints);
   cli.add_option("--repeat", o.repeat, "timed repetitions after one untimed warm-up")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000000));
