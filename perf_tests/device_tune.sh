@@ -5,7 +5,7 @@
 # the launch paths beside plain CUDA, the dummy at block sides 8 and 32, and
 # racecheck + synccheck of the tile kernels at the library's defaults.
 #
-#   bash perf_tests/device_tune.sh [BIN_DIR]     (default build/cuda/bin)
+#   [TEAMS=32,64] bash perf_tests/device_tune.sh [BIN_DIR]     (default build/cuda/bin)
 #
 # Everything lands in $OUT as tune.tgz, launch.tgz and logs.tgz.
 set -uo pipefail
@@ -29,7 +29,7 @@ echo "unit tests rc=$?" | tee -a "$L/batch.log"; grep -E "PASSED|FAILED" "$L/uni
 say "tile kernels: team threads x blocks per team (n = 30720, block 32)"
 timeout $(( $(left) - 240 )) python3 perf_tests/sweep.py --bin "$BIN/tdmaps_bench_maps" --groups edm,collision \
   --out "$OUT/tune" -- --edm-n=30720 --edm-d=2,4 --edm-rho=32 --edm-layouts=packed,condensed,full --edm-kernels=tile \
-  --maps=bb,lambda_rsqrt --team-threads=32,64 --blocks-per-team=1,2,4,8,16 --collision-n=30720 \
+  --maps=bb,lambda_rsqrt --team-threads=${TEAMS:-32,64} --blocks-per-team=1,2,4,8,16 --collision-n=30720 \
   --collision-rho=32 --collision-dims=3 --collision-results=intflags,flags --collision-kernels=tile --iters=10 2>&1 \
   | tail -5 | tee "$L/tune.txt"
 
