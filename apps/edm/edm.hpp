@@ -335,6 +335,7 @@ struct TileKernel {
 
   EdmData<Real, memory_space> e;
   int rho = 8;
+  bool x_vector = false;  ///< x.data() aligned to sizeof(Point<d>), d in {1, 2, 4}: one vector load per point
 
   // The GPU path (gpu_tile) for d <= 4; TDMAPS_FORCE_LANE_TILE runs it on
   // host teams too, so its index math can be tested without a GPU.
@@ -347,8 +348,9 @@ struct TileKernel {
   static std::size_t scratch_bytes(int rho, int d) {
     // Host, and GPU d > 4: rho row and rho column points, struct-of-arrays.
     const std::size_t soa = 2 * static_cast<std::size_t>(rho) * static_cast<std::size_t>(d) * sizeof(Real);
-    // GPU d <= 4: rho points of 4 padded coordinates (Tile::scratch is aligned).
-    const std::size_t aos = static_cast<std::size_t>(rho) * 4 * sizeof(Real);
+    // GPU d <= 4: 3 rho points of 4 padded coordinates (Tile::scratch is
+    // aligned): the broadcast side and the lane side's window (gpu_tile).
+    const std::size_t aos = 3 * static_cast<std::size_t>(rho) * 4 * sizeof(Real);
     return soa > aos ? soa : aos;
   }
 
@@ -393,34 +395,162 @@ struct TileKernel {
   template <int D>
   using Point = PaddedPoint<Real, D>;
 
-  /// GPU tile, d = D <= 4. Each thread owns one lane of the block (a column
-  /// j for packed / full, a row i for condensed: the direction in which the
-  /// output is contiguous) and keeps that point in registers; it then walks
-  /// its rows (columns), reading the other point from scratch with one
-  /// broadcast vector load. The layout is a template parameter and the
-  /// output position advances by a running difference, so an element costs
-  /// one scratch load, D subtractions, D multiply-adds, a sqrt, two 64-bit
-  /// adds and a coalesced store; on a diagonal block the loop bounds skip
-  /// the elements outside the triangle (no test per element).
+  /// GPU tile, d = D <= 4. The full layout: each thread owns one column j
+  /// of the block (lanes along j, the direction in which the output is
+  /// contiguous), keeps that point in registers and walks its rows, reading
+  /// the row point from scratch with one broadcast vector load (gpu_rows).
+  ///
+  /// Packed and condensed: a block's row (condensed: column) of rho values
+  /// starts anywhere in a memory sector there, so rho stores aligned to the
+  /// block would touch rho / 8 + 1 sectors (fp32), two of them shared with
+  /// the neighbouring blocks (measured: about 1.45x the time of the aligned
+  /// full layout on the H100). Instead the block takes, in each of its rows,
+  /// the rho outputs of one aligned chunk: row i of block column bj covers
+  /// columns [bj rho - r_i, bj rho - r_i + rho), r_i = (address of (i, 0)) mod
+  /// rho, the diagonal block also the next chunk up to the diagonal, so each
+  /// warp row is one whole aligned run of rho values (gpu_rows_aligned,
+  /// gpu_columns_aligned). The block's rows of a row still partition it:
+  /// every element is written by exactly one block. The lane side's points
+  /// then vary by row: the 2 rho points around the block are staged (a
+  /// window) and each lane reads its point from scratch.
   template <int D, class Member>
   KOKKOS_FORCEINLINE_FUNCTION void gpu_tile(const Member& team, const Tile& t) const {
     using P = Point<D>;
-    constexpr int PD = D == 3 ? 4 : D;
-    const bool condensed = e.layout == Layout::condensed;
-    // Staged side: the rows of the block (packed, full) or its columns (condensed).
-    const index_t s0 = condensed ? t.j0 : t.i0;
-    const int slen = condensed ? t.cols : t.rows;
     static_assert(alignof(P) <= tile_scratch_alignment, "Tile::scratch is not aligned enough for Point<D>");
     P* staged = static_cast<P*>(t.scratch);
-    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, rho * PD), [&](const int q) {
-      const int p = q / PD, k = q - p * PD;  // PD is a power of two: shifts
-      staged[p].c[k] = (p < slen && k < D) ? e.x(s0 + p, k) : Real(0);
+    const bool condensed = e.layout == Layout::condensed;
+    const bool full = e.layout == Layout::full;
+    // staged[0, rho): the broadcast side (rows for packed / full, columns for
+    // condensed); staged[rho, 3 rho): packed / condensed, the window of the
+    // lane side, from a block side before the block's first column (row).
+    const index_t b0 = condensed ? t.j0 : t.i0;
+    const index_t w0 = (condensed ? t.i0 : t.j0) - rho;
+    const int points = full ? rho : 3 * rho;
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, points), [&](const int p) {
+      const index_t g = p < rho ? b0 + p : w0 + (p - rho);
+      staged[p] = g >= 0 && g < e.n ? load_point<D>(g) : P{};
     });
     team.team_barrier();
-    if (condensed) gpu_columns<D>(team, t, staged);
-    else if (e.layout == Layout::packed) gpu_rows<D, false, false>(team, t, staged);
-    else if (!e.symmetric) gpu_rows<D, true, false>(team, t, staged);
-    else gpu_rows<D, true, true>(team, t, staged);
+    if (condensed) gpu_columns_aligned<D>(team, t, staged, staged + rho);
+    else if (!full) gpu_rows_aligned<D>(team, t, staged, staged + rho);
+    else if (!e.symmetric) gpu_rows<D, false>(team, t, staged);
+    else gpu_rows<D, true>(team, t, staged);
+  }
+
+  /// Point g of x as a padded point: one vector load where x allows it.
+  template <int D>
+  KOKKOS_FORCEINLINE_FUNCTION Point<D> load_point(index_t g) const {
+    if constexpr (D != 3) {
+      if (x_vector) return reinterpret_cast<const Point<D>*>(e.x.data())[g];
+    }
+    Point<D> q{};
+    for (int k = 0; k < D; ++k) q.c[k] = e.x(g, k);
+    return q;
+  }
+
+  /// Low bits of the element address of out(0): the chunk grid of
+  /// gpu_rows_aligned / gpu_columns_aligned follows memory, not indices.
+  KOKKOS_FORCEINLINE_FUNCTION unsigned out_phase() const {
+    return static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(e.out.data()) / sizeof(Real));
+  }
+
+  template <int D>
+  KOKKOS_FORCEINLINE_FUNCTION Real gpu_dist2(const Point<D> a, const Point<D> b) const {
+    Real s = 0;
+    for (int k = 0; k < D; ++k) {
+      const Real u = b.c[k] - a.c[k];
+      s += u * u;
+    }
+    return sqrt_real(s);
+  }
+
+  /// Packed (lower triangle incl. diagonal, (i, j) at T(i) + j): lanes along
+  /// the row, each thread walks rows ti = first, first + step, ...; in row i
+  /// lane L writes column j = j0 + c rho - r_i + L (chunk c = 0, and c = 1 on
+  /// the diagonal block), where r_i = (phase + T(i)) mod rho; j < 0 (block
+  /// column 0) and j > i are the neighbouring rows' and not written.
+  template <int D, class Member>
+  KOKKOS_FORCEINLINE_FUNCTION void gpu_rows_aligned(const Member& team, const Tile& t, const Point<D>* rows,
+                                                    const Point<D>* window) const {
+    Real* const out = e.out.data();
+    const unsigned phase = out_phase();
+    const int mask = rho - 1;
+    for_each_lane(team, log2_block_side(rho), [&](const int lane, const int first, const int step) {
+      if (step == 1 && rho == 32 && t.rows == 32 && !t.diagonal() && t.j0 > 0) {
+        // A whole off-diagonal block away from column 0, walked by one warp,
+        // unrolled: T(i0 + ti) = T(i0) + ti i0 + T(ti), the last a constant;
+        // every lane's column is inside the triangle (no test).
+        Real* row = out + (tri(t.i0) + t.j0 + lane);
+        unsigned low = phase + static_cast<unsigned>(tri(t.i0));  // low bits of the address of (i0 + ti, 0)
+        const index_t stride = t.i0;
+TDMAPS_UNROLL
+        for (int ti = 0; ti < 32; ++ti) {
+          const int r = static_cast<int>((low + static_cast<unsigned>(ti * (ti + 1) / 2)) & 31u);
+          row[ti * (ti + 1) / 2 - r] = gpu_dist2<D>(rows[ti], window[32 - r + lane]);
+          row += stride;
+          low += static_cast<unsigned>(stride);
+        }
+        return;
+      }
+      const int chunks = t.diagonal() ? 2 : 1;
+      for (int ti = first; ti < t.rows; ti += step) {
+        const index_t i = t.i0 + ti;
+        const index_t at = tri(i);
+        const int r = static_cast<int>((phase + static_cast<unsigned>(at)) & static_cast<unsigned>(mask));
+        for (int c = 0; c < chunks; ++c) {
+          const int w = rho + c * rho - r + lane;  // window index: j - (j0 - rho)
+          const index_t j = t.j0 - rho + w;
+          if (j < 0 || j > i) continue;
+          out[at + j] = gpu_dist2<D>(rows[ti], window[w]);
+        }
+      }
+    });
+  }
+
+  /// Condensed (strict lower triangle, column j contiguous: (i, j) at C(j) +
+  /// i, C(j) = n j - T(j) - j - 1): lanes along the column, each thread walks
+  /// columns tj = first, first + step, ...; in column j lane L writes row i =
+  /// i0 + c rho - r_j + L (chunk c = 0, and c = 1 on the last block row, where
+  /// the column's last chunk passes the block), r_j = (phase + C(j)) mod rho;
+  /// i <= j and i >= n are not written.
+  template <int D, class Member>
+  KOKKOS_FORCEINLINE_FUNCTION void gpu_columns_aligned(const Member& team, const Tile& t, const Point<D>* cols,
+                                                       const Point<D>* window) const {
+    const index_t n = e.n;
+    Real* const out = e.out.data();
+    const unsigned phase = out_phase();
+    const int mask = rho - 1;
+    for_each_lane(team, log2_block_side(rho), [&](const int lane, const int first, const int step) {
+      if (step == 1 && rho == 32 && t.cols == 32 && t.i0 >= t.j0 + 64 && t.i0 + 32 < n) {
+        // A block two or more block rows below the diagonal, not on the last
+        // block row, walked by one warp, unrolled: every lane's row is inside
+        // the triangle (no test). C(j0 + tj) = C(j0) + tj (n - j0 - 2) - T(tj - 1).
+        const index_t cj0 = condensed_index(n, 0, t.j0);
+        Real* col = out + (cj0 + t.i0 + lane);
+        unsigned low = phase + static_cast<unsigned>(cj0);  // low bits of the address of (0, j0 + tj)
+        const index_t stride = n - t.j0 - 2;
+TDMAPS_UNROLL
+        for (int tj = 0; tj < 32; ++tj) {
+          const int r = static_cast<int>((low - static_cast<unsigned>(tj * (tj - 1) / 2)) & 31u);
+          col[-(tj * (tj - 1) / 2) - r] = gpu_dist2<D>(cols[tj], window[32 - r + lane]);
+          col += stride;
+          low += static_cast<unsigned>(stride);
+        }
+        return;
+      }
+      const int chunks = t.i0 + rho >= n ? 2 : 1;
+      for (int tj = first; tj < t.cols; tj += step) {
+        const index_t j = t.j0 + tj;
+        const index_t at = condensed_index(n, 0, j);  // C(j): (i, j) is at C(j) + i
+        const int r = static_cast<int>((phase + static_cast<unsigned>(at)) & static_cast<unsigned>(mask));
+        for (int c = 0; c < chunks; ++c) {
+          const int w = rho + c * rho - r + lane;  // window index: i - (i0 - rho)
+          const index_t i = t.i0 - rho + w;
+          if (i <= j || i >= n) continue;
+          out[at + i] = gpu_dist2<D>(cols[tj], window[w]);
+        }
+      }
+    });
   }
 
   /// o by value: the caller's copy from scratch is one vector load.
@@ -434,8 +564,9 @@ struct TileKernel {
     return sqrt_real(s);
   }
 
-  /// Packed / full: lanes along j, each thread walks rows ti = first, first + step, ...
-  template <int D, bool Full, bool Mirror, class Member>
+  /// Full (rows of n values, (i, j) at i n + j): lanes along j, each thread
+  /// walks rows ti = first, first + step, ...
+  template <int D, bool Mirror, class Member>
   KOKKOS_FORCEINLINE_FUNCTION void gpu_rows(const Member& team, const Tile& t, const Point<D>* staged) const {
     const index_t n = e.n;
     Real* const out = e.out.data();
@@ -446,28 +577,24 @@ struct TileKernel {
       for (int k = 0; k < D; ++k) mine[k] = e.x(j, k);
       if (step == 1 && t.rows == 32 && !t.diagonal()) {
         // A whole off-diagonal block of side 32 walked by one warp: the loop
-        // is unrolled, the scratch offsets and T(ti) below are constants, so
-        // an element is one broadcast load, D subtractions, D multiply-adds,
-        // the sqrt, a pointer add and a store.
-        Real* row = out + ((Full ? t.i0 * n : tri(t.i0)) + j);
-        const index_t stride = Full ? n : t.i0;  // packed: T(i0 + ti) - T(i0) = ti i0 + T(ti)
+        // is unrolled and the scratch offsets are constants, so an element is
+        // one broadcast load, D subtractions, D multiply-adds, the sqrt, a
+        // pointer add and a store.
+        Real* row = out + (t.i0 * n + j);
 TDMAPS_UNROLL
         for (int ti = 0; ti < 32; ++ti) {
           const Real v = gpu_dist<D>(mine, staged[ti]);
-          row[Full ? 0 : ti * (ti + 1) / 2] = v;
+          *row = v;
           if constexpr (Mirror) out[j * n + t.i0 + ti] = v;  // (j, i), i != j off the diagonal
-          row += stride;
+          row += n;
         }
         return;
       }
       // Lower triangle incl. diagonal: on a diagonal block, rows ti >= lane.
       int ti = t.diagonal() ? first_row_from(first, step, lane) : first;
       index_t i = t.i0 + ti;
-      // Position of (i, j) and its change from row i to row i + step:
-      // full: step n; packed: T(i + step) - T(i) = step i + T(step), growing by step^2.
-      Real* at = out + ((Full ? i * n : tri(i)) + j);
-      index_t delta = Full ? index_t(step) * n : index_t(step) * i + tri(step);
-      const index_t growth = Full ? 0 : index_t(step) * step;
+      Real* at = out + (i * n + j);
+      const index_t delta = index_t(step) * n;
       for (; ti < t.rows; ti += step) {
         const Point<D> o = staged[ti];
         const Real v = gpu_dist<D>(mine, o);
@@ -478,48 +605,6 @@ TDMAPS_UNROLL
           i += step;
         }
         at += delta;
-        delta += growth;
-      }
-    });
-  }
-
-  /// Condensed: lanes along i (column-contiguous output), each thread walks
-  /// columns tj = first, first + step, ... of the strict lower triangle.
-  template <int D, class Member>
-  KOKKOS_FORCEINLINE_FUNCTION void gpu_columns(const Member& team, const Tile& t, const Point<D>* staged) const {
-    const index_t n = e.n;
-    Real* const out = e.out.data();
-    for_each_lane(team, log2_block_side(rho), [&](const int lane, const int first, const int step) {
-      if (lane >= t.rows) return;
-      const index_t i = t.i0 + lane;
-      Real mine[D];
-      for (int k = 0; k < D; ++k) mine[k] = e.x(i, k);
-      if (step == 1 && t.cols == 32 && !t.diagonal()) {
-        // A whole off-diagonal block of side 32 walked by one warp, unrolled
-        // (as in gpu_rows): C(j0 + tj) - C(j0) = tj (n - j0 - 2) - T(tj - 1).
-        Real* col = out + condensed_index(n, i, t.j0);
-        const index_t stride = n - t.j0 - 2;
-TDMAPS_UNROLL
-        for (int tj = 0; tj < 32; ++tj) {
-          col[-(tj * (tj - 1) / 2)] = gpu_dist<D>(mine, staged[tj]);
-          col += stride;
-        }
-        return;
-      }
-      // Strict: j < i, so on a diagonal block columns tj < lane.
-      const int end = t.diagonal() && lane < t.cols ? lane : t.cols;
-      int tj = first;
-      const index_t j = t.j0 + tj;
-      // (i, j) is at C(j) + i with C(j) = n j - T(j) - j - 1; from column j to
-      // j + step it moves by n step - (step j + T(step)) - step, shrinking by step^2.
-      Real* at = out + condensed_index(n, i, j);
-      index_t delta = index_t(step) * n - (index_t(step) * j + tri(step)) - step;
-      const index_t shrink = index_t(step) * step;
-      for (; tj < end; tj += step) {
-        const Point<D> o = staged[tj];
-        *at = gpu_dist<D>(mine, o);
-        at += delta;
-        delta -= shrink;
       }
     });
   }
@@ -739,6 +824,9 @@ void run_tile(const ExecSpace& space, const Map& map, const EdmData<Real, typena
               const LaunchHints& hints) {
   if constexpr (tdmaps::impl::is_block_space<Map>) {
     TileKernel<ExecSpace, Real> k{e, map.domain.rho};
+    const std::size_t point = e.d == 1 || e.d == 2 || e.d == 4 ? static_cast<std::size_t>(e.d) * sizeof(Real) : 0;
+    k.x_vector = point > 0 && static_cast<index_t>(e.x.stride(0)) == e.d &&
+                 reinterpret_cast<std::uintptr_t>(e.x.data()) % point == 0;
     for_each_tile(space, map, TileKernel<ExecSpace, Real>::scratch_bytes(map.domain.rho, e.d), k,
                   std::string("tdmaps::edm::tile::") + Map::name, tile_hints(hints, e.layout, map.domain.rho));
   } else {

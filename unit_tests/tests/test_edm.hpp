@@ -224,35 +224,45 @@ TEST(TEST_CATEGORY, edm_tile_fp64_matches_oracle) { check_all<double>(edm::Kerne
 TEST(TEST_CATEGORY, edm_linear_fp32_matches_oracle) { check_all<float>(edm::Kernel::linear); }
 TEST(TEST_CATEGORY, edm_linear_fp64_matches_oracle) { check_all<double>(edm::Kernel::linear); }
 
-// The linear kernel with views that allow no vector access: points of an odd
-// row offset (8-byte shift) and an output shifted by one element, so both
-// the scalar load and the scalar store paths run; d = 2 and 4 (vector loads
-// otherwise), both layouts.
-TEST(TEST_CATEGORY, edm_linear_unaligned_views_match_oracle) {
-  for (const auto layout : {edm::Layout::packed, edm::Layout::condensed}) {
-    for (const int d : {2, 4}) {
-      const index_t n = 77;
-      const auto x = random_points<float>(n, d, base_seed + static_cast<unsigned>(d));
-      Kokkos::View<float*, MemSpace> xbuf("tdmaps::test::edm::xbuf", static_cast<std::size_t>(n * d + 1));
-      Kokkos::View<float*, MemSpace> obuf("tdmaps::test::edm::obuf", static_cast<std::size_t>(edm::output_size(layout, n) + 1));
-      Kokkos::deep_copy(obuf, static_cast<float>(sentinel));
-      auto hx = Kokkos::create_mirror_view(xbuf);
-      for (index_t q = 0; q < n * d; ++q) hx(static_cast<std::size_t>(q + 1)) = x[static_cast<std::size_t>(q)];
-      Kokkos::deep_copy(xbuf, hx);
-      Kokkos::View<const float**, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryUnmanaged> px(xbuf.data() + 1, n, d);
-      Kokkos::View<float*, MemSpace, Kokkos::MemoryUnmanaged> out(obuf.data() + 1, edm::output_size(layout, n));
-      edm::edm(Space(), px, out, tdmaps::LambdaMap<>(edm::make_domain(n, 8, layout)), layout, edm::Kernel::linear);
-      Space().fence();
-      Kokkos::View<float*, MemSpace> copy("tdmaps::test::edm::copy", out.extent(0));
-      Kokkos::deep_copy(copy, out);
-      EXPECT_EQ(compare(oracle(x, n, d, layout, false), copy, 4.0 * (d + 2) * std::numeric_limits<float>::epsilon()), "")
-          << edm::layout_name(layout) << ", d = " << d;
-      // Nothing written outside: the element before the output stays the sentinel.
-      float before = 0;
-      Kokkos::deep_copy(before, Kokkos::subview(obuf, 0));
-      EXPECT_EQ(before, static_cast<float>(sentinel));
-    }
-  }
+// The linear and tile kernels with views that allow no vector access and
+// whose output starts off the sector grid: points shifted by one value (no
+// vector loads for d = 2, 4) and outputs shifted by 1, 3 and 5 elements, so
+// the scalar paths run and the tile kernel's aligned chunks (gpu_tile:
+// chunks follow the output's address, not its indices) start at other
+// columns than with an aligned output; both layouts, n = 300 so that every
+// kind of block (first column, diagonal, last row, whole inner blocks) is
+// there at block side 32.
+TEST(TEST_CATEGORY, edm_unaligned_views_match_oracle) {
+  for (const auto kernel : {edm::Kernel::linear, edm::Kernel::tile})
+    for (const auto layout : {edm::Layout::packed, edm::Layout::condensed})
+      for (const int d : {2, 4})
+        for (const int shift : {1, 3, 5})
+          for (const int rho : {8, 32}) {
+            const index_t n = 300;
+            const auto x = random_points<float>(n, d, base_seed + static_cast<unsigned>(d + 10 * shift));
+            Kokkos::View<float*, MemSpace> xbuf("tdmaps::test::edm::xbuf", static_cast<std::size_t>(n * d + 1));
+            const auto size = static_cast<std::size_t>(edm::output_size(layout, n));
+            Kokkos::View<float*, MemSpace> obuf("tdmaps::test::edm::obuf", size + static_cast<std::size_t>(shift) + 1);
+            Kokkos::deep_copy(obuf, static_cast<float>(sentinel));
+            auto hx = Kokkos::create_mirror_view(xbuf);
+            for (index_t q = 0; q < n * d; ++q) hx(static_cast<std::size_t>(q + 1)) = x[static_cast<std::size_t>(q)];
+            Kokkos::deep_copy(xbuf, hx);
+            Kokkos::View<const float**, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryUnmanaged> px(xbuf.data() + 1, n, d);
+            Kokkos::View<float*, MemSpace, Kokkos::MemoryUnmanaged> out(obuf.data() + shift, size);
+            edm::edm(Space(), px, out, tdmaps::LambdaMap<>(edm::make_domain(n, rho, layout)), layout, kernel);
+            Space().fence();
+            Kokkos::View<float*, MemSpace> copy("tdmaps::test::edm::copy", size);
+            Kokkos::deep_copy(copy, out);
+            const std::string where = std::string(edm::kernel_name(kernel)) + ", " + edm::layout_name(layout) +
+                                      ", d = " + std::to_string(d) + ", shift = " + std::to_string(shift) +
+                                      ", rho = " + std::to_string(rho);
+            EXPECT_EQ(compare(oracle(x, n, d, layout, false), copy, 4.0 * (d + 2) * std::numeric_limits<float>::epsilon()), "")
+                << where;
+            // Nothing written outside: the elements before and after the output keep the sentinel.
+            auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), obuf);
+            for (int k = 0; k < shift; ++k) EXPECT_EQ(h(static_cast<std::size_t>(k)), static_cast<float>(sentinel)) << where;
+            EXPECT_EQ(h(size + static_cast<std::size_t>(shift)), static_cast<float>(sentinel)) << where;
+          }
 }
 
 // The condensed layout is SciPy's pdist order: pair (0, 1) first, then (0, 2),
