@@ -38,14 +38,20 @@
 //   count     an atomic add per colliding pair, spread over 256 counters 64
 //             bytes apart (pair (i, j) -> counter (i + j) % 256: the lanes of a
 //             row hit different counters, and host threads share no line),
-//             then a reduction of the 256 counters.
+//             then a reduction of the 256 counters. The GPU tile path sums a
+//             thread's hits over its rows (a warp's, at block side 32 on
+//             CUDA) and adds them with one atomic per thread (warp).
 //   flags     one bit per pair, bit p of the little-endian uint32 word array
 //             (word p / 32, bit p % 32), ceil(T(n - 1) / 32) words. A word
 //             holds up to 32 consecutive packed indices, which cross block and
 //             row boundaries, so several teams write one word: the words are
 //             zeroed first, then the bit of each colliding pair is set with
 //             atomic_fetch_or (race-free: OR commutes; unset bits are never
-//             written). The linear kernel computes each word in one thread
+//             written). The GPU tile path at block side 32 on CUDA takes each
+//             row's pairs in word-aligned chunks of 32 (TileKernel::lane_rows):
+//             the warp's ballot is the word, stored whole by one lane, with an
+//             atomic OR only for the words a row shares with its neighbours.
+//             The linear kernel computes each word in one thread
 //             and stores it whole (bits past the last pair 0). The count is
 //             the popcount of the words.
 //   pairs     the exact list of colliding pairs, a (k x 2) int64 View of
@@ -72,10 +78,11 @@
 //             row spheres and rho column spheres are staged in team scratch
 //             (one coalesced read each), team_barrier, then for_each_in_tile
 //             tests the block's pairs from scratch (the papers' shared-memory
-//             test). On GPU backends only the row spheres are staged (16-byte
-//             aligned, one vector load each) and each thread keeps its
-//             column's sphere in registers and walks its rows
-//             (TileKernel::lane_rows).
+//             test). On GPU backends the row spheres and a window of 2 rho
+//             column spheres are staged (16-byte aligned, one vector load
+//             each) and the lanes of a row take the rho pairs of one chunk
+//             aligned to the output (TileKernel::lane_rows): whole 128-byte
+//             int flag stores, whole flag words.
 //   element   any map, UTM included: each pair reads both spheres from global
 //             memory (the only option of a thread-space map).
 //   linear    the pairs in packed order, consecutive pairs per thread
@@ -434,7 +441,13 @@ struct TileKernel {
   int rho;
   int rho_log2;  ///< rho = 2^rho_log2: the staging index math uses shifts, not divisions
 
-  TileKernel(const Buffers<memory_space>& b_, int rho_) : b(b_), rho(rho_), rho_log2(log2_block_side(rho_)) {}
+  bool s_vector;  ///< spheres 16-byte aligned (rows of 4 floats): one vector load per sphere
+
+  TileKernel(const Buffers<memory_space>& b_, int rho_)
+      : b(b_),
+        rho(rho_),
+        rho_log2(log2_block_side(rho_)),
+        s_vector(reinterpret_cast<std::uintptr_t>(b_.s.data()) % 16 == 0) {}
 
   // The GPU path (lane_tile_body); TDMAPS_FORCE_LANE_TILE runs it on host
   // teams too, so its index math can be tested without a GPU.
@@ -450,69 +463,133 @@ struct TileKernel {
   };
 
   /// Host: rows 0-3 x, y, z, r of the block's row spheres, rows 4-7 of its
-  /// column spheres. GPU: rho row spheres. (Tile::scratch is aligned.)
+  /// column spheres. GPU: rho row spheres, then the window of 2 rho column
+  /// spheres from j0 - rho (lane_rows). (Tile::scratch is aligned.)
   static std::size_t scratch_bytes(int rho_) {
     const std::size_t soa = sizeof(float) * 8 * static_cast<std::size_t>(rho_);
-    const std::size_t aos = sizeof(Sphere) * static_cast<std::size_t>(rho_);
+    const std::size_t aos = sizeof(Sphere) * 3 * static_cast<std::size_t>(rho_);
     return soa > aos ? soa : aos;
   }
 
-  /// GPU: each thread owns one column of the block and keeps its sphere in
-  /// registers, then walks its rows reading the row sphere from scratch with
-  /// one broadcast 16-byte load. The mode is a template parameter, the pair
-  /// index advances by a running difference, and on a diagonal block the
-  /// loop starts below the diagonal (no per-element domain test).
+  KOKKOS_FORCEINLINE_FUNCTION Sphere sphere(index_t g) const {
+    if (s_vector) return reinterpret_cast<const Sphere*>(b.s.data())[g];
+    return Sphere{{b.s(g, 0), b.s(g, 1), b.s(g, 2), b.s(g, 3)}};
+  }
+
   KOKKOS_FORCEINLINE_FUNCTION void lane_tile_body(const team_member_t<ExecSpace>& team, const Tile& t) const {
-    Sphere* rows = static_cast<Sphere*>(t.scratch);  // aligned to tile_scratch_alignment
-    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, 4 * rho), [&](const int q) {
-      const int p = q >> 2, c = q & 3;
-      rows[p].c[c] = p < t.rows ? b.s(t.i0 + p, c) : 0.0f;
+    Sphere* staged = static_cast<Sphere*>(t.scratch);  // aligned to tile_scratch_alignment
+    const index_t n = b.s.extent(0), w0 = t.j0 - rho;
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, 3 * rho), [&](const int p) {
+      const index_t g = p < rho ? t.i0 + p : w0 + (p - rho);
+      staged[p] = g >= 0 && g < n ? sphere(g) : Sphere{};
     });
     team.team_barrier();
     switch (b.mode) {  // uniform over the launch
-      case Mode::count: return lane_rows<Mode::count>(team, t, rows);
-      case Mode::flags: return lane_rows<Mode::flags>(team, t, rows);
-      case Mode::intflags: return lane_rows<Mode::intflags>(team, t, rows);
-      case Mode::row_count: return lane_rows<Mode::row_count>(team, t, rows);
-      case Mode::append: return lane_rows<Mode::append>(team, t, rows);
+      case Mode::count: return lane_rows<Mode::count>(team, t, staged, staged + rho);
+      case Mode::flags: return lane_rows<Mode::flags>(team, t, staged, staged + rho);
+      case Mode::intflags: return lane_rows<Mode::intflags>(team, t, staged, staged + rho);
+      case Mode::row_count: return lane_rows<Mode::row_count>(team, t, staged, staged + rho);
+      case Mode::append: return lane_rows<Mode::append>(team, t, staged, staged + rho);
     }
   }
 
+  /// GPU: lanes along the row, each thread walks rows ti = first, first +
+  /// step, ... The pairs of row i (j < i) are contiguous in packed order, p =
+  /// T(i - 1) + j, but start anywhere in a 32-byte sector (int flags) or a
+  /// flag word; so in row i the block takes the rho pairs of one aligned
+  /// chunk: lane L tests column j = j0 + c rho - r_i + L (chunk c = 0, and c =
+  /// 1 on the diagonal block), r_i = (phase + T(i - 1)) mod rho, where phase
+  /// is the int flags' address (in ints) and 0 otherwise (the flag words' own
+  /// grid). j < 0 (block column 0) and j >= i belong to the neighbouring rows.
+  /// Each block of a row still takes its own pairs: every pair once. The
+  /// column spheres vary by row, so they come from the staged window.
+  ///
+  /// Per row of an int flags block: one whole 128-byte store (fp32 ints, rho
+  /// 32). Per row of a bit flags block at rho 32 on CUDA: the warp's ballot
+  /// is the whole flag word, stored by lane 0 (an atomic OR only for the two
+  /// words a row shares with its neighbours). Count and int flags sum their
+  /// hits per thread (per warp on CUDA) and add them with one atomic.
   template <Mode M>
-  KOKKOS_FORCEINLINE_FUNCTION void lane_rows(const team_member_t<ExecSpace>& team, const Tile& t, const Sphere* rows) const {
+  KOKKOS_FORCEINLINE_FUNCTION void lane_rows(const team_member_t<ExecSpace>& team, const Tile& t, const Sphere* rows,
+                                             const Sphere* window) const {
+    const unsigned phase =
+        M == Mode::intflags ? static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(b.ints.data()) / sizeof(std::int32_t))
+                            : 0u;
+    const unsigned mask = static_cast<unsigned>(rho - 1);
+    const bool warp = intrinsics::warp_code() && rho == 32;
     for_each_lane(team, rho_log2, [&](const int lane, const int first, const int step) {
-      if (lane >= t.cols) return;
-      const index_t j = t.j0 + lane;
-      const float xj = b.s(j, 0), yj = b.s(j, 1), zj = b.s(j, 2), rj = b.s(j, 3);
-      if (step == 1 && t.rows == 32 && !t.diagonal()) {
-        // A whole off-diagonal block of side 32 walked by one warp, unrolled:
-        // p(i0 + ti, j) - p(i0, j) = ti i0 + T(ti - 1), the last a constant.
-        index_t row = pair_index(t.i0, j);
+      int hits = 0;
+      if (step == 1 && rho == 32 && t.rows == 32 && !t.diagonal() && t.j0 > 0) {
+        // A whole off-diagonal block away from column 0 walked by one warp,
+        // unrolled: T(i0 + ti - 1) = T(i0 - 1) + ti i0 + T(ti - 1), the last a
+        // constant; every lane's pair is inside the triangle (no test).
+        index_t row = pair_index(t.i0, t.j0 + lane);
+        unsigned low = phase + static_cast<unsigned>(pair_index(t.i0, 0));  // low bits of p(i0 + ti, 0)
 TDMAPS_UNROLL
         for (int ti = 0; ti < 32; ++ti) {
-          const Sphere o = rows[ti];
-          b.template apply<M>(t.i0 + ti, j, row + ti * (ti - 1) / 2,
-                              collides(o.c[0], o.c[1], o.c[2], o.c[3], xj, yj, zj, rj));
+          const int r = static_cast<int>((low + static_cast<unsigned>(ti * (ti - 1) / 2)) & 31u);
+          const int w = 32 - r + lane;
+          const Sphere o = rows[ti], c = window[w];
+          const bool h = collides(o.c[0], o.c[1], o.c[2], o.c[3], c.c[0], c.c[1], c.c[2], c.c[3]);
+          record<M>(t.i0 + ti, t.j0 - 32 + w, row + (ti * (ti - 1) / 2 - r), lane, h, true, warp, hits);
           row += t.i0;
+          low += static_cast<unsigned>(t.i0);
         }
-        return;
+      } else {
+        const int chunks = t.diagonal() ? 2 : 1;
+        for (int ti = first; ti < t.rows; ti += step) {
+          const index_t i = t.i0 + ti;
+          const index_t at = pair_index(i, 0);
+          const int r = static_cast<int>((phase + static_cast<unsigned>(at)) & mask);
+          for (int c = 0; c < chunks; ++c) {
+            const int w = rho + c * rho - r + lane;  // window index: j - (j0 - rho)
+            const index_t j = t.j0 - rho + w;
+            const bool valid = j >= 0 && j < i;
+            bool h = false;
+            if (valid) {
+              const Sphere o = rows[ti], q = window[w];
+              h = collides(o.c[0], o.c[1], o.c[2], o.c[3], q.c[0], q.c[1], q.c[2], q.c[3]);
+            }
+            record<M>(i, j, at + j, lane, h, valid, warp, hits);  // every lane: the warp's ballot
+          }
+        }
       }
-      // Pairs j < i (collide() takes strict_lower maps only): on a diagonal
-      // block the thread's first row inside the triangle is the first > lane.
-      int ti = t.diagonal() ? first_row_from(first, step, lane + 1) : first;
-      // p = T(i - 1) + j; from row i to i + step it moves by step (i - 1) + T(step), growing by step^2.
-      index_t i = t.i0 + ti;
-      index_t p = pair_index(i, j);
-      index_t delta = index_t(step) * (i - 1) + tri(step);
-      const index_t growth = index_t(step) * step;
-      for (; ti < t.rows; ti += step) {
-        const Sphere o = rows[ti];
-        b.template apply<M>(i, j, p, collides(o.c[0], o.c[1], o.c[2], o.c[3], xj, yj, zj, rj));
-        i += step;
-        p += delta;
-        delta += growth;
+      if constexpr (M == Mode::count || M == Mode::intflags) {
+        if (warp) hits = intrinsics::warp_sum(hits);
+        if (hits > 0 && (!warp || lane == 0)) {
+          const index_t slot = ((t.i0 >> rho_log2) + (t.j0 >> rho_log2) + lane) & (count_slots - 1);
+          Kokkos::atomic_add(&b.slots(slot * slot_stride), static_cast<counter_t>(hits));
+        }
       }
     });
+  }
+
+  /// Pair (i, j), packed index p, tested by `lane`: h is the test, valid
+  /// whether (i, j) is the lane's to write (invalid lanes still take part in
+  /// the warp's ballot).
+  template <Mode M>
+  KOKKOS_FORCEINLINE_FUNCTION void record(index_t i, index_t j, index_t p, int lane, bool h, bool valid, bool warp,
+                                          int& hits) const {
+    if constexpr (M == Mode::count) {
+      hits += h ? 1 : 0;
+    } else if constexpr (M == Mode::intflags) {
+      if (valid) b.ints(p) = h ? 1 : 0;
+      hits += h ? 1 : 0;
+    } else if constexpr (M == Mode::flags) {
+      if (warp) {
+        // The warp's 32 lanes are the 32 bits of word (p - lane) / 32.
+        const std::uint32_t bits = intrinsics::warp_ballot(h), mine = intrinsics::warp_ballot(valid);
+        if (lane == 0) {
+          std::uint32_t* word = &b.words((p - lane) >> 5);
+          if (mine == 0xffffffffu) *word = bits;
+          else if (bits != 0) Kokkos::atomic_fetch_or(word, bits);
+        }
+      } else if (h) {
+        Kokkos::atomic_fetch_or(&b.words(p >> 5), std::uint32_t(1) << (p & 31));
+      }
+    } else {
+      if (h) b.template apply<M>(i, j, p, true);
+    }
   }
 
   KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team, const Tile& t) const {

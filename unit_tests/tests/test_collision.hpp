@@ -181,6 +181,41 @@ TEST(TEST_CATEGORY, collision_1d_sparse_matches_oracle) { check_against_oracle(1
 
 // Touching spheres do not collide; one grid step closer, they do. The centres
 // (0, 0, 0) and (0.375, 0.5, 0) are 0.625 apart exactly.
+// Int flags whose first entry sits off the 32-byte grid (views into a larger
+// buffer at 1, 3 and 5 ints): the GPU tile kernel takes each row's pairs in
+// chunks aligned to the ints' addresses, so these shifts move the chunks to
+// other columns; the entries before and after the view must stay untouched.
+TEST(TEST_CATEGORY, collision_intflags_off_the_sector_grid) {
+  const index_t n = 300;
+  const std::vector<float> host = tc::random_spheres_host(n, 3, tc::default_radii(3, tc::Density::dense), 5005);
+  const Expected e = oracle(host, 3);
+  const tc::ConstSpheres<Mem> spheres = tc::to_device(Space(), host);
+  const index_t np = tc::pair_count(n);
+  for (const int shift : {1, 3, 5})
+    for (const int rho : {8, 32})
+      for (const auto kernel : {tc::Kernel::tile, tc::Kernel::linear}) {
+        Kokkos::View<std::int32_t*, Mem> buf(Kokkos::view_alloc(Kokkos::WithoutInitializing, "intflags_buffer"),
+                                             static_cast<std::size_t>(np + shift + 1));
+        Kokkos::deep_copy(Space(), buf, -7);
+        tc::Output<Mem> out;
+        out.intflags = Kokkos::View<std::int32_t*, Mem>(buf.data() + shift, static_cast<std::size_t>(np));
+        const index_t c = tc::collide(Space(), spheres, tdmaps::LambdaMap<>(n, rho, tdmaps::Triangle::strict_lower),
+                                      tc::Result::intflags, kernel, out);
+        const std::string where = "shift " + std::to_string(shift) + ", rho " + std::to_string(rho) + ", kernel " +
+                                  tc::name(kernel);
+        EXPECT_EQ(c, e.count) << where;
+        auto h = to_host(buf);
+        int bad = 0;
+        for (index_t p = 0; p < np && bad < 3; ++p)
+          if (h(static_cast<std::size_t>(p + shift)) != e.mask[static_cast<std::size_t>(p)]) {
+            ADD_FAILURE() << where << ": intflag " << p << " = " << h(static_cast<std::size_t>(p + shift));
+            ++bad;
+          }
+        for (int k = 0; k < shift; ++k) EXPECT_EQ(h(static_cast<std::size_t>(k)), -7) << where;
+        EXPECT_EQ(h(static_cast<std::size_t>(np + shift)), -7) << where;
+      }
+}
+
 TEST(TEST_CATEGORY, collision_touching_is_not_a_collision) {
   const float step = 1.0f / 16777216.0f;
   const std::vector<float> host = {

@@ -85,6 +85,35 @@ KOKKOS_FORCEINLINE_FUNCTION int bit_length(std::uint64_t x) {
 #endif
 }
 
+/// Whether this compilation pass is CUDA device code, where the 32 vector
+/// lanes of a tile kernel at block side 32 are one warp and warp_ballot /
+/// warp_sum combine them. Host passes (and host backends) take the callers'
+/// per-lane path instead; there the two helpers only see the calling lane.
+KOKKOS_FORCEINLINE_FUNCTION constexpr bool warp_code() {
+#if defined(__CUDA_ARCH__)
+  return true;
+#else
+  return false;
+#endif
+}
+
+/// Bit L set where lane L of the (whole, converged) warp passes p.
+KOKKOS_FORCEINLINE_FUNCTION std::uint32_t warp_ballot(bool p) {
+#if defined(__CUDA_ARCH__)
+  return __ballot_sync(0xffffffffu, p);
+#else
+  return p ? 1u : 0u;
+#endif
+}
+
+/// Sum of v over the (whole, converged) warp, in every lane.
+KOKKOS_FORCEINLINE_FUNCTION int warp_sum(int v) {
+#if defined(__CUDA_ARCH__)
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+#endif
+  return v;
+}
+
 }  // namespace intrinsics
 }  // namespace tdmaps
 
