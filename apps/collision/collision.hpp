@@ -520,20 +520,23 @@ struct TileKernel {
     for_each_lane(team, rho_log2, [&](const int lane, const int first, const int step) {
       int hits = 0;
       if (step == 1 && rho == 32 && t.rows == 32 && !t.diagonal() && t.j0 > 0) {
-        // A whole off-diagonal block away from column 0 walked by one warp,
-        // unrolled: T(i0 + ti - 1) = T(i0 - 1) + ti i0 + T(ti - 1), the last a
-        // constant; every lane's pair is inside the triangle (no test).
-        index_t row = pair_index(t.i0, t.j0 + lane);
-        unsigned low = phase + static_cast<unsigned>(pair_index(t.i0, 0));  // low bits of p(i0 + ti, 0)
-TDMAPS_UNROLL
+        // A whole off-diagonal block away from column 0 walked by one warp:
+        // every lane's pair is inside the triangle (no test). From row i to
+        // i + 1 the packed index moves by T(i) - T(i - 1) = i; only the low
+        // bits of it are needed for r (32-bit arithmetic).
+        index_t p = pair_index(t.i0, t.j0 + lane);  // (i0, j0 + lane) before the shift
+        unsigned low = phase + static_cast<unsigned>(pair_index(t.i0, 0));
+        const Sphere* mine = window + 32 + lane;
+        index_t next = t.i0;
+TDMAPS_UNROLL_BY(4)
         for (int ti = 0; ti < 32; ++ti) {
-          const int r = static_cast<int>((low + static_cast<unsigned>(ti * (ti - 1) / 2)) & 31u);
-          const int w = 32 - r + lane;
-          const Sphere o = rows[ti], c = window[w];
+          const int r = static_cast<int>(low & 31u);
+          const Sphere o = rows[ti], c = mine[-r];
           const bool h = collides(o.c[0], o.c[1], o.c[2], o.c[3], c.c[0], c.c[1], c.c[2], c.c[3]);
-          record<M>(t.i0 + ti, t.j0 - 32 + w, row + (ti * (ti - 1) / 2 - r), lane, h, true, warp, hits);
-          row += t.i0;
-          low += static_cast<unsigned>(t.i0);
+          record<M>(t.i0 + ti, t.j0 + lane - r, p - r, lane, h, true, warp, hits);
+          p += next;
+          low += static_cast<unsigned>(next);
+          ++next;
         }
       } else {
         const int chunks = t.diagonal() ? 2 : 1;

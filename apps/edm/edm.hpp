@@ -477,18 +477,21 @@ struct TileKernel {
     const int mask = rho - 1;
     for_each_lane(team, log2_block_side(rho), [&](const int lane, const int first, const int step) {
       if (step == 1 && rho == 32 && t.rows == 32 && !t.diagonal() && t.j0 > 0) {
-        // A whole off-diagonal block away from column 0, walked by one warp,
-        // unrolled: T(i0 + ti) = T(i0) + ti i0 + T(ti), the last a constant;
-        // every lane's column is inside the triangle (no test).
-        Real* row = out + (tri(t.i0) + t.j0 + lane);
-        unsigned low = phase + static_cast<unsigned>(tri(t.i0));  // low bits of the address of (i0 + ti, 0)
-        const index_t stride = t.i0;
-TDMAPS_UNROLL
+        // A whole off-diagonal block away from column 0, walked by one warp:
+        // every lane's column is inside the triangle (no test). Row pointers
+        // advance by T(i + 1) - T(i) = i + 1; only the low bits of the
+        // address are needed for r (32-bit arithmetic).
+        Real* row = out + (tri(t.i0) + t.j0 + lane);  // (i0, j0 + lane) before the shift
+        unsigned low = phase + static_cast<unsigned>(tri(t.i0));
+        const Point<D>* mine = window + 32 + lane;
+        index_t next = t.i0 + 1;
+TDMAPS_UNROLL_BY(4)
         for (int ti = 0; ti < 32; ++ti) {
-          const int r = static_cast<int>((low + static_cast<unsigned>(ti * (ti + 1) / 2)) & 31u);
-          row[ti * (ti + 1) / 2 - r] = gpu_dist2<D>(rows[ti], window[32 - r + lane]);
-          row += stride;
-          low += static_cast<unsigned>(stride);
+          const int r = static_cast<int>(low & 31u);
+          row[-r] = gpu_dist2<D>(rows[ti], mine[-r]);
+          row += next;
+          low += static_cast<unsigned>(next);
+          ++next;
         }
         return;
       }
@@ -523,18 +526,21 @@ TDMAPS_UNROLL
     for_each_lane(team, log2_block_side(rho), [&](const int lane, const int first, const int step) {
       if (step == 1 && rho == 32 && t.cols == 32 && t.i0 >= t.j0 + 64 && t.i0 + 32 < n) {
         // A block two or more block rows below the diagonal, not on the last
-        // block row, walked by one warp, unrolled: every lane's row is inside
-        // the triangle (no test). C(j0 + tj) = C(j0) + tj (n - j0 - 2) - T(tj - 1).
+        // block row, walked by one warp: every lane's row is inside the
+        // triangle (no test).
+        // Column pointers advance by C(j + 1) - C(j) = n - j - 2.
         const index_t cj0 = condensed_index(n, 0, t.j0);
-        Real* col = out + (cj0 + t.i0 + lane);
-        unsigned low = phase + static_cast<unsigned>(cj0);  // low bits of the address of (0, j0 + tj)
-        const index_t stride = n - t.j0 - 2;
-TDMAPS_UNROLL
+        Real* col = out + (cj0 + t.i0 + lane);  // (i0 + lane, j0) before the shift
+        unsigned low = phase + static_cast<unsigned>(cj0);
+        const Point<D>* mine = window + 32 + lane;
+        index_t next = n - t.j0 - 2;
+TDMAPS_UNROLL_BY(4)
         for (int tj = 0; tj < 32; ++tj) {
-          const int r = static_cast<int>((low - static_cast<unsigned>(tj * (tj - 1) / 2)) & 31u);
-          col[-(tj * (tj - 1) / 2) - r] = gpu_dist2<D>(cols[tj], window[32 - r + lane]);
-          col += stride;
-          low += static_cast<unsigned>(stride);
+          const int r = static_cast<int>(low & 31u);
+          col[-r] = gpu_dist2<D>(cols[tj], mine[-r]);
+          col += next;
+          low += static_cast<unsigned>(next);
+          --next;
         }
         return;
       }

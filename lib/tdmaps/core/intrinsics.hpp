@@ -26,6 +26,20 @@
 #define TDMAPS_UNROLL
 #endif
 
+/// Unrolls the loop that follows by a factor N (a literal), as TDMAPS_UNROLL.
+#define TDMAPS_PRAGMA(x) _Pragma(#x)
+#if defined(__CUDA_ARCH__)
+#define TDMAPS_UNROLL_BY(N) TDMAPS_PRAGMA(unroll N)
+#elif defined(__CUDACC__)
+#define TDMAPS_UNROLL_BY(N)
+#elif defined(__clang__)
+#define TDMAPS_UNROLL_BY(N) TDMAPS_PRAGMA(unroll N)
+#elif defined(__GNUC__)
+#define TDMAPS_UNROLL_BY(N) TDMAPS_PRAGMA(GCC unroll N)
+#else
+#define TDMAPS_UNROLL_BY(N)
+#endif
+
 namespace tdmaps {
 namespace intrinsics {
 
