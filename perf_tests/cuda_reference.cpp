@@ -61,12 +61,40 @@ __device__ __forceinline__ void edm_tile_block(const Map& map, const Block2& b, 
   const index_t i0 = b.bi * rho, j0 = b.bj * rho;
   const int nrows = static_cast<int>(n - i0 < rho ? n - i0 : rho);
   const int ncols = static_cast<int>(n - j0 < rho ? n - j0 : rho);
-  for (int q = threadIdx.y * blockDim.x + threadIdx.x; q < rho * PD; q += blockDim.x * blockDim.y) {
+  // Full: the block's rows; packed: also the window of 2 rho columns from j0 - rho.
+  const int points = Full ? rho : 3 * rho;
+  for (int q = threadIdx.y * blockDim.x + threadIdx.x; q < points * PD; q += blockDim.x * blockDim.y) {
     const int p = q / PD, k = q % PD;
-    rows[p].c[k] = (p < nrows && k < D) ? x[(i0 + p) * D + k] : 0.0f;
+    const index_t g = p < rho ? i0 + p : j0 - rho + (p - rho);
+    rows[p].c[k] = (g >= 0 && g < n && k < D) ? x[g * D + k] : 0.0f;
   }
   __syncthreads();
   const int lane = threadIdx.x, first = threadIdx.y, step = blockDim.y;
+  if (!Full) {
+    // Packed, as edm's gpu_rows_aligned: row i takes the rho columns of the
+    // aligned chunk j0 + c rho - r_i + lane, r_i = T(i) mod rho (out from
+    // cudaMalloc: aligned), c = 0, and 1 on the diagonal block.
+    const TilePoint<D>* window = rows + rho;
+    const int chunks = i0 == j0 ? 2 : 1;
+    for (int ti = first; ti < nrows; ti += step) {
+      const index_t i = i0 + ti;
+      const index_t at = tdmaps::tri(i);
+      const int r = static_cast<int>(at & (rho - 1));
+      for (int c = 0; c < chunks; ++c) {
+        const int w = rho + c * rho - r + lane;
+        const index_t j = j0 - rho + w;
+        if (j < 0 || j > i) continue;
+        const TilePoint<D> o = rows[ti], q = window[w];
+        float s = 0.0f;
+        for (int k = 0; k < D; ++k) {
+          const float u = q.c[k] - o.c[k];
+          s += u * u;
+        }
+        out[at + j] = sqrtf(s);
+      }
+    }
+    return;
+  }
   if (lane >= ncols) return;
   const index_t j = j0 + lane;
   float mine[D];
@@ -95,7 +123,7 @@ __device__ __forceinline__ void edm_tile_block(const Map& map, const Block2& b, 
 template <class Map, int D, bool Full>
 __global__ void __launch_bounds__(1024) edm_tile_kernel(const Map map, const float* __restrict__ x,
                                                         float* __restrict__ out) {
-  __shared__ TilePoint<D> rows[32];
+  __shared__ TilePoint<D> rows[3 * 32];  // rows, and the packed walk's window
   const index_t league = map.league_size();
   bool busy = false;
   for (index_t omega = blockIdx.x; omega < league; omega += gridDim.x) {

@@ -38,10 +38,12 @@ const char* body_label(RefBody b);  ///< "dummy", "edm_packed_d4", ...
 void launch(RefMap map, RefBody body, tdmaps::index_t n, int rho, int rows, const float* x, void* out);
 
 /// The EDM bodies (not the dummy) as tdmaps' GPU tile kernel computes them
-/// (apps/edm/edm.hpp, TileKernel::gpu_rows): blocks of rho x rows threads,
-/// the block's row points staged in shared memory (padded to 2 or 4 floats),
-/// each thread keeps its column point in registers and walks rows ti, ti +
-/// rows, ...; the output position advances by a running difference; a grid
+/// (apps/edm/edm.hpp, TileKernel::gpu_rows / gpu_rows_aligned): blocks of
+/// rho x rows threads, the block's row points staged in shared memory
+/// (padded to 2 or 4 floats); full: each thread keeps its column point in
+/// registers and walks rows ti, ti + rows, ..., the output position
+/// advancing by a running difference; packed: each row's aligned chunk of
+/// rho columns, the column points from a staged window of 2 rho; a grid
 /// of ceil(league / per_block) CUDA blocks, block b taking omegas b, b +
 /// gridDim.x, ... (LaunchHints::blocks_per_team, as tdmaps' launch layer). The plain-CUDA twin of
 /// `edm(..., Kernel::tile)`, to measure what Kokkos costs that kernel.

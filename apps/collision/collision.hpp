@@ -23,7 +23,8 @@
 // Precision. The test runs in fp32 with a filter: the fp32 squared distance d2
 // and squared radius sum s2 carry relative errors below 6 * 2^-24, so when
 // |d2 - s2| > 2^-16 max(d2, s2) their order is the exact one for the float
-// inputs. Otherwise (a near tie, tiny or overflowing values) it is recomputed
+// inputs (tested as |d2 - s2| > 2^-15 s2 + 2^-100, which implies it: see
+// collides()). Otherwise (a near tie, tiny or overflowing values) it is recomputed
 // in fp64, which is exact for centres and radii on the 2^-24 grid in [0, 1]
 // (every generated data set: differences, squares and sums are then exactly
 // representable) and as close as fp64 allows elsewhere. So the result equals an
@@ -261,12 +262,14 @@ KOKKOS_FORCEINLINE_FUNCTION bool collides(float xi, float yi, float zi, float ri
   const float d2 = dx * dx + dy * dy + dz * dz;
   const float s = ri + rj;
   const float s2 = s * s;
-  const float big = d2 > s2 ? d2 : s2;
-  const float gap = d2 > s2 ? d2 - s2 : s2 - d2;
-  // Error bound: |fl(d2) - d2| <= 6u d2, |fl(s2) - s2| <= 4u s2 (u = 2^-24), so
-  // a gap above 2^-16 max is decisive; 2^-100 keeps underflowed squares out.
-  // NaN/inf compare false and fall through.
-  if (gap > 0x1p-16f * big && big >= 0x1p-100f) return d2 < s2;
+  const float gap = d2 - s2;
+  // Error bound: |fl(d2) - d2| <= 6u d2, |fl(s2) - s2| <= 4u s2 (u = 2^-24),
+  // so |gap| > 2^-16 max(d2, s2) is decisive; |gap| > 2^-15 s2 + 2^-100
+  // implies it (if d2 > s2: |gap| (1 - 2^-16) > 2^-16 s2 gives |gap| >
+  // 2^-16 d2; the bound's own rounding is far inside the factor 2 of slack)
+  // and keeps squares near underflow (below 2^-100) out. NaN/inf compare
+  // false and fall through.
+  if ((gap < 0.0f ? -gap : gap) > 0x1p-15f * s2 + 0x1p-100f) return gap < 0.0f;
   const double ex = static_cast<double>(xi) - static_cast<double>(xj);
   const double ey = static_cast<double>(yi) - static_cast<double>(yj);
   const double ez = static_cast<double>(zi) - static_cast<double>(zj);
@@ -519,24 +522,39 @@ struct TileKernel {
     const bool warp = intrinsics::warp_code() && rho == 32;
     for_each_lane(team, rho_log2, [&](const int lane, const int first, const int step) {
       int hits = 0;
-      if (step == 1 && rho == 32 && t.rows == 32 && !t.diagonal() && t.j0 > 0) {
+      if (step == 1 && rho == 32 && t.rows == 32 && !t.diagonal() && t.j0 > 0 && t.i0 < (index_t(1) << 26)) {
         // A whole off-diagonal block away from column 0 walked by one warp:
-        // every lane's pair is inside the triangle (no test). From row i to
-        // i + 1 the packed index moves by T(i) - T(i - 1) = i; only the low
-        // bits of it are needed for r (32-bit arithmetic).
-        index_t p = pair_index(t.i0, t.j0 + lane);  // (i0, j0 + lane) before the shift
-        unsigned low = phase + static_cast<unsigned>(pair_index(t.i0, 0));
-        const Sphere* mine = window + 32 + lane;
-        index_t next = t.i0;
+        // every lane's pair is inside the triangle (no test). Offsets from
+        // the block's first row are 32-bit (row ti starts ti i0 + T(ti - 1) <
+        // 2^31 after it for i0 < 2^26); u is the offset plus the first row's
+        // phase a, so r = u mod 32 and the row's chunk starts at u - r. From
+        // row i to i + 1 the packed index moves by T(i) - T(i - 1) = i.
+        const unsigned a = (phase + static_cast<unsigned>(pair_index(t.i0, 0))) & 31u;
+        const index_t p0 = pair_index(t.i0, t.j0) - static_cast<index_t>(a);  // + u - r + lane: the pair's index
+        const Sphere* const mine = window + 32 + lane;
+        unsigned u = a, next = static_cast<unsigned>(t.i0);
 TDMAPS_UNROLL_BY(4)
         for (int ti = 0; ti < 32; ++ti) {
-          const int r = static_cast<int>(low & 31u);
-          const Sphere o = rows[ti], c = mine[-r];
+          const unsigned r = u & 31u, off = u - r;
+          const Sphere o = rows[ti], c = mine[-static_cast<int>(r)];
           const bool h = collides(o.c[0], o.c[1], o.c[2], o.c[3], c.c[0], c.c[1], c.c[2], c.c[3]);
-          record<M>(t.i0 + ti, t.j0 + lane - r, p - r, lane, h, true, warp, hits);
-          p += next;
-          low += static_cast<unsigned>(next);
-          ++next;
+          if constexpr (M == Mode::count) {
+            hits += h ? 1 : 0;
+          } else if constexpr (M == Mode::intflags) {
+            b.ints.data()[p0 + lane + off] = h ? 1 : 0;
+            hits += h ? 1 : 0;
+          } else if constexpr (M == Mode::flags) {
+            if (warp) {  // the warp's ballot is word (p0 + off) / 32 (p0 multiple of 32: phase 0)
+              const std::uint32_t bits = intrinsics::warp_ballot(h);
+              if (lane == 0) b.words.data()[(p0 + off) >> 5] = bits;
+            } else if (h) {
+              const index_t p = p0 + off + lane;
+              Kokkos::atomic_fetch_or(&b.words(p >> 5), std::uint32_t(1) << (p & 31));
+            }
+          } else {
+            if (h) b.template apply<M>(t.i0 + ti, t.j0 + lane - static_cast<int>(r), p0 + off + lane, true);
+          }
+          u += next++;
         }
       } else {
         const int chunks = t.diagonal() ? 2 : 1;
@@ -686,16 +704,15 @@ using range_t = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>;
 
 /// The tile kernel's GPU launch shape where the caller left it to tdmaps
 /// (0 in LaunchHints), at block side 32, measured on the H100 at n = 30720
-/// (perf_tests/README.md): int flags, whose block rows start anywhere in a
-/// sector, 2 warps of 16 rows and 1 block per team (1.21 ms, one warp 1.46
-/// ms); the results without a store per pair (bit flags, count, the pair
-/// list's passes) one warp per block and 8 blocks per team (bit flags 0.80
-/// ms, 2 warps 1.18 ms).
+/// (perf_tests/README.md): one warp per block (the 32-row walk of whole
+/// blocks in aligned chunks; 64-thread teams take the general walk and ran
+/// 1.5-2x slower); int flags 4 blocks per team (0.84 ms; 1 block 0.86 ms),
+/// the results without a store per pair (bit flags, count, the pair list's
+/// passes) 8 (count 0.67 ms).
 inline LaunchHints tile_hints(LaunchHints h, Mode mode, int rho) {
   if (rho != 32) return h;
-  const bool stores = mode == Mode::intflags;
-  if (h.team_threads == 0) h.team_threads = stores ? 64 : 32;
-  if (h.blocks_per_team == 0) h.blocks_per_team = stores ? 1 : 8;
+  if (h.team_threads == 0) h.team_threads = 32;
+  if (h.blocks_per_team == 0) h.blocks_per_team = mode == Mode::intflags ? 4 : 8;
   return h;
 }
 

@@ -476,22 +476,21 @@ struct TileKernel {
     const unsigned phase = out_phase();
     const int mask = rho - 1;
     for_each_lane(team, log2_block_side(rho), [&](const int lane, const int first, const int step) {
-      if (step == 1 && rho == 32 && t.rows == 32 && !t.diagonal() && t.j0 > 0) {
+      if (step == 1 && rho == 32 && t.rows == 32 && !t.diagonal() && t.j0 > 0 && t.i0 < (index_t(1) << 26)) {
         // A whole off-diagonal block away from column 0, walked by one warp:
-        // every lane's column is inside the triangle (no test). Row pointers
-        // advance by T(i + 1) - T(i) = i + 1; only the low bits of the
-        // address are needed for r (32-bit arithmetic).
-        Real* row = out + (tri(t.i0) + t.j0 + lane);  // (i0, j0 + lane) before the shift
-        unsigned low = phase + static_cast<unsigned>(tri(t.i0));
-        const Point<D>* mine = window + 32 + lane;
-        index_t next = t.i0 + 1;
+        // every lane's column is inside the triangle (no test). Offsets from
+        // the block's first row are 32-bit (row ti starts ti i0 + T(ti) <
+        // 2^31 after it for i0 < 2^26); u is the offset plus the first row's
+        // phase a, so r = u mod 32 and the chunk starts at u - r.
+        const unsigned a = (phase + static_cast<unsigned>(tri(t.i0))) & 31u;
+        Real* const base = out + (tri(t.i0) + t.j0 + lane - static_cast<index_t>(a));
+        const Point<D>* const mine = window + 32 + lane;
+        unsigned u = a, next = static_cast<unsigned>(t.i0) + 1u;  // T(i + 1) - T(i) = i + 1
 TDMAPS_UNROLL_BY(4)
         for (int ti = 0; ti < 32; ++ti) {
-          const int r = static_cast<int>(low & 31u);
-          row[-r] = gpu_dist2<D>(rows[ti], mine[-r]);
-          row += next;
-          low += static_cast<unsigned>(next);
-          ++next;
+          const unsigned r = u & 31u;
+          base[u - r] = gpu_dist2<D>(rows[ti], mine[-static_cast<int>(r)]);
+          u += next++;
         }
         return;
       }
@@ -524,23 +523,21 @@ TDMAPS_UNROLL_BY(4)
     const unsigned phase = out_phase();
     const int mask = rho - 1;
     for_each_lane(team, log2_block_side(rho), [&](const int lane, const int first, const int step) {
-      if (step == 1 && rho == 32 && t.cols == 32 && t.i0 >= t.j0 + 64 && t.i0 + 32 < n) {
+      if (step == 1 && rho == 32 && t.cols == 32 && t.i0 >= t.j0 + 64 && t.i0 + 32 < n && n < (index_t(1) << 26)) {
         // A block two or more block rows below the diagonal, not on the last
         // block row, walked by one warp: every lane's row is inside the
-        // triangle (no test).
-        // Column pointers advance by C(j + 1) - C(j) = n - j - 2.
+        // triangle (no test). 32-bit offsets from the block's first column
+        // (< 32 n < 2^31), as in gpu_rows_aligned.
         const index_t cj0 = condensed_index(n, 0, t.j0);
-        Real* col = out + (cj0 + t.i0 + lane);  // (i0 + lane, j0) before the shift
-        unsigned low = phase + static_cast<unsigned>(cj0);
-        const Point<D>* mine = window + 32 + lane;
-        index_t next = n - t.j0 - 2;
+        const unsigned a = (phase + static_cast<unsigned>(cj0)) & 31u;
+        Real* const base = out + (cj0 + t.i0 + lane - static_cast<index_t>(a));
+        const Point<D>* const mine = window + 32 + lane;
+        unsigned u = a, next = static_cast<unsigned>(n - t.j0 - 2);  // C(j + 1) - C(j) = n - j - 2
 TDMAPS_UNROLL_BY(4)
         for (int tj = 0; tj < 32; ++tj) {
-          const int r = static_cast<int>(low & 31u);
-          col[-r] = gpu_dist2<D>(cols[tj], mine[-r]);
-          col += next;
-          low += static_cast<unsigned>(next);
-          --next;
+          const unsigned r = u & 31u;
+          base[u - r] = gpu_dist2<D>(cols[tj], mine[-static_cast<int>(r)]);
+          u += next--;
         }
         return;
       }
@@ -812,16 +809,17 @@ void run_linear(const ExecSpace& space, const EdmData<Real, typename ExecSpace::
 }
 
 /// The tile kernel's GPU launch shape where the caller left it to tdmaps
-/// (0 in LaunchHints), at block side 32, measured on the H100 at n = 30720
-/// (perf_tests/README.md, team threads x blocks per team, d = 2 and 4):
-/// full: one warp per block (the unrolled 32-row walk, whole 128-byte row
-/// stores), 2 blocks per team: 0.64-0.65 ms; packed and condensed, whose
-/// block rows start anywhere in a sector: 2 warps of 16 rows, 1 block per
-/// team: 0.93-1.04 ms, where one warp took 1.35-1.38 ms.
+/// (0 in LaunchHints), at block side 32, measured on the H100 at n = 30720,
+/// d = 4, lambda (perf_tests/README.md, team threads x blocks per team): one
+/// warp per block (the 32-row walk of whole blocks); full: 2 blocks per team
+/// (0.66 ms; 1 block: 0.64-0.76 ms, BB slower); packed and condensed, whose
+/// rows are written in aligned chunks (gpu_rows_aligned): 4 blocks per team
+/// (packed 0.79 ms, condensed 0.85 ms; 64-thread teams, whose rows take the
+/// general walk: 1.28-1.76 ms).
 inline LaunchHints tile_hints(LaunchHints h, Layout layout, int rho) {
   if (rho != 32) return h;
-  if (h.team_threads == 0) h.team_threads = layout == Layout::full ? 32 : 64;
-  if (h.blocks_per_team == 0) h.blocks_per_team = layout == Layout::full ? 2 : 1;
+  if (h.team_threads == 0) h.team_threads = 32;
+  if (h.blocks_per_team == 0) h.blocks_per_team = layout == Layout::full ? 2 : 4;
   return h;
 }
 
