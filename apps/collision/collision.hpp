@@ -532,6 +532,7 @@ struct TileKernel {
         const unsigned a = (phase + static_cast<unsigned>(pair_index(t.i0, 0))) & 31u;
         const index_t p0 = pair_index(t.i0, t.j0) - static_cast<index_t>(a);  // + u - r + lane: the pair's index
         const Sphere* const mine = window + 32 + lane;
+        std::uint32_t* const words_row = M == Mode::flags ? b.words.data() + (p0 >> 5) : nullptr;
         unsigned u = a, next = static_cast<unsigned>(t.i0);
 TDMAPS_UNROLL_BY(4)
         for (int ti = 0; ti < 32; ++ti) {
@@ -544,9 +545,11 @@ TDMAPS_UNROLL_BY(4)
             b.ints.data()[p0 + lane + off] = h ? 1 : 0;
             hits += h ? 1 : 0;
           } else if constexpr (M == Mode::flags) {
-            if (warp) {  // the warp's ballot is word (p0 + off) / 32 (p0 multiple of 32: phase 0)
-              const std::uint32_t bits = intrinsics::warp_ballot(h);
-              if (lane == 0) b.words.data()[(p0 + off) >> 5] = bits;
+            if (warp) {
+              // The warp's ballot is word (p0 + off) / 32 (p0 and off are
+              // multiples of 32: phase 0). Every lane stores the same word to
+              // the same address (one transaction, no branch on the lane).
+              words_row[off >> 5] = intrinsics::warp_ballot(h);
             } else if (h) {
               const index_t p = p0 + off + lane;
               Kokkos::atomic_fetch_or(&b.words(p >> 5), std::uint32_t(1) << (p & 31));
