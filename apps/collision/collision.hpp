@@ -533,16 +533,26 @@ struct TileKernel {
         const index_t p0 = pair_index(t.i0, t.j0) - static_cast<index_t>(a);  // + u - r + lane: the pair's index
         const Sphere* const mine = window + 32 + lane;
         std::uint32_t* const words_row = M == Mode::flags ? b.words.data() + (p0 >> 5) : nullptr;
+        // Int flags: q is the address of (i0 + ti, j0) before the shift, the
+        // row's chunk q rounded down to 128 bytes, lane L's int at chunk | 4 L
+        // (2 instructions of address arithmetic per row, as the EDM's walk).
+        constexpr std::uintptr_t chunk = 32 * sizeof(std::int32_t);
+        std::uintptr_t q =
+            M == Mode::intflags ? reinterpret_cast<std::uintptr_t>(b.ints.data() + pair_index(t.i0, t.j0)) : 0;
+        const std::uintptr_t lane_bytes = static_cast<std::uintptr_t>(lane) * sizeof(std::int32_t);
         unsigned u = a, next = static_cast<unsigned>(t.i0);
 TDMAPS_UNROLL_BY(4)
         for (int ti = 0; ti < 32; ++ti) {
-          const unsigned r = u & 31u, off = u - r;
+          const unsigned r = M == Mode::intflags ? (static_cast<unsigned>(q) & static_cast<unsigned>(chunk - 1)) >> 2
+                                                 : u & 31u;
+          const unsigned off = u - r;
           const Sphere o = rows[ti], c = mine[-static_cast<int>(r)];
           const bool h = collides(o.c[0], o.c[1], o.c[2], o.c[3], c.c[0], c.c[1], c.c[2], c.c[3]);
           if constexpr (M == Mode::count) {
             hits += h ? 1 : 0;
           } else if constexpr (M == Mode::intflags) {
-            b.ints.data()[p0 + lane + off] = h ? 1 : 0;
+            *reinterpret_cast<std::int32_t*>((q & ~(chunk - 1)) | lane_bytes) = h ? 1 : 0;
+            q += static_cast<std::uintptr_t>(next) * sizeof(std::int32_t);
             hits += h ? 1 : 0;
           } else if constexpr (M == Mode::flags) {
             if (warp) {
