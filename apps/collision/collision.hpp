@@ -482,10 +482,21 @@ struct TileKernel {
   KOKKOS_FORCEINLINE_FUNCTION void lane_tile_body(const team_member_t<ExecSpace>& team, const Tile& t) const {
     Sphere* staged = static_cast<Sphere*>(t.scratch);  // aligned to tile_scratch_alignment
     const index_t n = b.s.extent(0), w0 = t.j0 - rho;
-    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, 3 * rho), [&](const int p) {
-      const index_t g = p < rho ? t.i0 + p : w0 + (p - rho);
-      staged[p] = g >= 0 && g < n ? sphere(g) : Sphere{};
-    });
+    if (s_vector && w0 >= 0 && t.i0 + rho <= n) {
+      // Every staged sphere inside [0, n) (the blocks away from the edges;
+      // j0 + rho <= i0): one vector load and one store each, no tests.
+      const Sphere* const sp = reinterpret_cast<const Sphere*>(b.s.data());
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, rho), [&](const int p) {
+        staged[p] = sp[t.i0 + p];
+        staged[rho + p] = sp[w0 + p];
+        staged[2 * rho + p] = sp[t.j0 + p];
+      });
+    } else {
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, 3 * rho), [&](const int p) {
+        const index_t g = p < rho ? t.i0 + p : w0 + (p - rho);
+        staged[p] = g >= 0 && g < n ? sphere(g) : Sphere{};
+      });
+    }
     team.team_barrier();
     switch (b.mode) {  // uniform over the launch
       case Mode::count: return lane_rows<Mode::count>(team, t, staged, staged + rho);
