@@ -552,7 +552,7 @@ struct TileKernel {
             M == Mode::intflags ? reinterpret_cast<std::uintptr_t>(b.ints.data() + pair_index(t.i0, t.j0)) : 0;
         const std::uintptr_t lane_bytes = static_cast<std::uintptr_t>(lane) * sizeof(std::int32_t);
         unsigned u = a, next = static_cast<unsigned>(t.i0);
-TDMAPS_UNROLL_BY(4)
+TDMAPS_UNROLL_BY(8)
         for (int ti = 0; ti < 32; ++ti) {
           const unsigned r = M == Mode::intflags ? (static_cast<unsigned>(q) & static_cast<unsigned>(chunk - 1)) >> 2
                                                  : u & 31u;

@@ -497,7 +497,7 @@ struct TileKernel {
     constexpr unsigned scale = sizeof(Point<D>) / sizeof(Real);  // window bytes per output byte
     const std::uintptr_t lane_bytes = static_cast<std::uintptr_t>(lane) * sizeof(Real);
     const char* const m = reinterpret_cast<const char*>(mine);
-TDMAPS_UNROLL_BY(4)
+TDMAPS_UNROLL_BY(8)
     for (int k = 0; k < 32; ++k) {
       const unsigned rb = static_cast<unsigned>(q) & static_cast<unsigned>(chunk - 1);  // r sizeof(Real)
       const Point<D> c = *reinterpret_cast<const Point<D>*>(m - rb * scale);
