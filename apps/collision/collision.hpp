@@ -730,9 +730,9 @@ using range_t = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>;
 /// (0 in LaunchHints), at block side 32, measured on the H100 at n = 30720
 /// (perf_tests/README.md): one warp per block (the 32-row walk of whole
 /// blocks in aligned chunks; 64-thread teams take the general walk and ran
-/// 1.5-2x slower); int flags 4 blocks per team (0.84 ms; 1 block 0.86 ms),
-/// the results without a store per pair (bit flags, count, the pair list's
-/// passes) 8 (count 0.67 ms).
+/// 1.5-2x slower in a first version); int flags 4 blocks per team (0.71 ms,
+/// I = 1.10; 1 block 0.74 ms), the results without a store per pair (bit
+/// flags, count, the pair list's passes) 8 (bit flags 0.83 ms, count 0.59).
 inline LaunchHints tile_hints(LaunchHints h, Mode mode, int rho) {
   if (rho != 32) return h;
   if (h.team_threads == 0) h.team_threads = 32;

@@ -842,10 +842,10 @@ void run_linear(const ExecSpace& space, const EdmData<Real, typename ExecSpace::
 /// (0 in LaunchHints), at block side 32, measured on the H100 at n = 30720,
 /// d = 4, lambda (perf_tests/README.md, team threads x blocks per team): one
 /// warp per block (the 32-row walk of whole blocks); full: 2 blocks per team
-/// (0.66 ms; 1 block: 0.64-0.76 ms, BB slower); packed and condensed, whose
-/// rows are written in aligned chunks (gpu_rows_aligned): 4 blocks per team
-/// (packed 0.79 ms, condensed 0.85 ms; 64-thread teams, whose rows take the
-/// general walk: 1.28-1.76 ms).
+/// (0.65 ms; 1 block: 0.64 ms, BB 0.75 ms); packed and condensed, whose rows
+/// are written in aligned chunks (gpu_rows_aligned): 4 blocks per team
+/// (packed 0.66 ms, condensed 0.70 ms; 1 block 0.69 / 0.72 ms; 64-thread
+/// teams, whose rows take the general walk, 1.3-1.8 ms in a first version).
 inline LaunchHints tile_hints(LaunchHints h, Layout layout, int rho) {
   if (rho != 32) return h;
   if (h.team_threads == 0) h.team_threads = 32;
