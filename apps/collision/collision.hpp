@@ -50,8 +50,10 @@
 //             atomic_fetch_or (race-free: OR commutes; unset bits are never
 //             written). The GPU tile path at block side 32 on CUDA takes each
 //             row's pairs in word-aligned chunks of 32 (TileKernel::lane_rows):
-//             the warp's ballot is the word, stored whole by one lane, with an
-//             atomic OR only for the words a row shares with its neighbours.
+//             the warp's ballot is the word, stored whole (on whole blocks by
+//             every lane, the same word to one address; elsewhere by lane 0),
+//             with an atomic OR only for the words a row shares with its
+//             neighbours.
 //             The linear kernel computes each word in one thread
 //             and stores it whole (bits past the last pair 0). The count is
 //             the popcount of the words.
@@ -520,8 +522,9 @@ struct TileKernel {
   ///
   /// Per row of an int flags block: one whole 128-byte store (fp32 ints, rho
   /// 32). Per row of a bit flags block at rho 32 on CUDA: the warp's ballot
-  /// is the whole flag word, stored by lane 0 (an atomic OR only for the two
-  /// words a row shares with its neighbours). Count and int flags sum their
+  /// is the whole flag word, stored whole (whole blocks: by every lane, no
+  /// branch; elsewhere by lane 0, with an atomic OR only for the two words a
+  /// row shares with its neighbours). Count and int flags sum their
   /// hits per thread (per warp on CUDA) and add them with one atomic.
   template <Mode M>
   KOKKOS_FORCEINLINE_FUNCTION void lane_rows(const team_member_t<ExecSpace>& team, const Tile& t, const Sphere* rows,
