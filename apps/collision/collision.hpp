@@ -48,12 +48,11 @@
 //             row boundaries, so several teams write one word: the words are
 //             zeroed first, then the bit of each colliding pair is set with
 //             atomic_fetch_or (race-free: OR commutes; unset bits are never
-//             written). The GPU tile path at block side 32 on CUDA takes each
-//             row's pairs in word-aligned chunks of 32 (TileKernel::lane_rows):
-//             the warp's ballot is the word, stored whole (on whole blocks by
-//             every lane, the same word to one address; elsewhere by lane 0),
-//             with an atomic OR only for the words a row shares with its
-//             neighbours.
+//             written). The GPU tile path at block side 32 on CUDA gathers a
+//             block's 32 x 32 bits in registers (lane L: column j0 + L),
+//             transposes them across the warp and ORs each row's 32 bits
+//             into the two words they straddle, words without a set bit
+//             skipped (TileKernel::own_columns).
 //             The linear kernel computes each word in one thread
 //             and stores it whole (bits past the last pair 0). The count is
 //             the popcount of the words.
@@ -83,9 +82,10 @@
 //             tests the block's pairs from scratch (the papers' shared-memory
 //             test). On GPU backends the row spheres and a window of 2 rho
 //             column spheres are staged (16-byte aligned, one vector load
-//             each) and the lanes of a row take the rho pairs of one chunk
-//             aligned to the output (TileKernel::lane_rows): whole 128-byte
-//             int flag stores, whole flag words.
+//             each). Int flags: the lanes of a row take the rho pairs of one
+//             chunk aligned to the output (TileKernel::lane_rows), whole
+//             128-byte stores. The other results: each lane keeps its column
+//             sphere in registers and walks the rows (TileKernel::own_columns).
 //   element   any map, UTM included: each pair reads both spheres from global
 //             memory (the only option of a thread-space map).
 //   linear    the pairs in packed order, consecutive pairs per thread
@@ -118,6 +118,7 @@
 // output, dominates a pair list; "sparse" keeps the list ~100x shorter.
 
 #include <tdmaps/core/domain.hpp>
+#include <tdmaps/core/intrinsics.hpp>
 #include <tdmaps/core/triangular.hpp>
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/launch/for_each.hpp>
@@ -256,10 +257,11 @@ inline std::string check_sphere(const float* xyzr) {
 
 // ---- the pair test ----------------------------------------------------------
 
-/// Whether spheres (xi, yi, zi, ri) and (xj, yj, zj, rj) overlap: |c_i - c_j| <
-/// r_i + r_j, decided exactly (see Precision in the header comment).
-KOKKOS_FORCEINLINE_FUNCTION bool collides(float xi, float yi, float zi, float ri, float xj, float yj, float zj,
-                                          float rj) {
+/// The fp32 part of the pair test: gap = fl(d2) - fl(s2) (squared distance
+/// less squared radius sum) and whether its sign is the exact one (decisive;
+/// see Precision in the header comment). The pairs collide when gap < 0.
+KOKKOS_FORCEINLINE_FUNCTION float pair_gap(float xi, float yi, float zi, float ri, float xj, float yj, float zj, float rj,
+                                           bool& decisive) {
   const float dx = xi - xj, dy = yi - yj, dz = zi - zj;
   const float d2 = dx * dx + dy * dy + dz * dz;
   const float s = ri + rj;
@@ -270,13 +272,49 @@ KOKKOS_FORCEINLINE_FUNCTION bool collides(float xi, float yi, float zi, float ri
   // implies it (if d2 > s2: |gap| (1 - 2^-16) > 2^-16 s2 gives |gap| >
   // 2^-16 d2; the bound's own rounding is far inside the factor 2 of slack)
   // and keeps squares near underflow (below 2^-100) out. NaN/inf compare
-  // false and fall through.
-  if ((gap < 0.0f ? -gap : gap) > 0x1p-15f * s2 + 0x1p-100f) return gap < 0.0f;
+  // false: not decisive.
+  decisive = intrinsics::abs_f(gap) > 0x1p-15f * s2 + 0x1p-100f;
+  return gap;
+}
+
+/// The pair test in fp64, for the pairs pair_gap leaves undecided: exact for
+/// centres and radii on the 2^-24 grid in [0, 1], as close as fp64 allows
+/// elsewhere.
+KOKKOS_FORCEINLINE_FUNCTION bool collides_fp64(float xi, float yi, float zi, float ri, float xj, float yj, float zj,
+                                               float rj) {
   const double ex = static_cast<double>(xi) - static_cast<double>(xj);
   const double ey = static_cast<double>(yi) - static_cast<double>(yj);
   const double ez = static_cast<double>(zi) - static_cast<double>(zj);
   const double es = static_cast<double>(ri) + static_cast<double>(rj);
   return ex * ex + ey * ey + ez * ez < es * es;
+}
+
+/// Whether spheres (xi, yi, zi, ri) and (xj, yj, zj, rj) overlap: |c_i - c_j| <
+/// r_i + r_j, decided exactly (see Precision in the header comment).
+KOKKOS_FORCEINLINE_FUNCTION bool collides(float xi, float yi, float zi, float ri, float xj, float yj, float zj,
+                                          float rj) {
+  bool decisive;
+  const float gap = pair_gap(xi, yi, zi, ri, xj, yj, zj, rj, decisive);
+  if (decisive) return gap < 0.0f;
+  return collides_fp64(xi, yi, zi, ri, xj, yj, zj, rj);
+}
+
+/// The fp32 test of TileKernel::own_columns: gap = fl(d2) - fl(s)^2 with
+/// one rounding (an FMA), the spheres colliding when gap < 0. Its sign is
+/// exact when |gap| > 2^-15 fl(s)^2 + 2^-100: the error is at most 6u d2 +
+/// 3u s2 + u |gap| (u = 2^-24: fl(d2) as in pair_gap, fl(s)^2 within 3u s2,
+/// the FMA's rounding), below |gap| when d2 <= 2 s2 (15u s2 << 2^-15 s2 =
+/// 512u s2); when d2 > 2 s2 both the exact and the computed gap exceed d2 /
+/// 2 - 7u d2 > 0; 2^-100 keeps underflowing squares out. No sign trouble:
+/// an exact tie gives +0 (a - a = +0 when rounding to nearest), and a tie is
+/// never decisive. NaN/inf are never decisive (NaN) or decide right (an
+/// infinite d2 against a finite radius sum: no collision).
+KOKKOS_FORCEINLINE_FUNCTION float walk_gap(float xi, float yi, float zi, float ri, float xj, float yj, float zj,
+                                           float rj) {
+  const float dx = xi - xj, dy = yi - yj, dz = zi - zj;
+  const float d2 = dx * dx + dy * dy + dz * dz;
+  const float s = ri + rj;
+  return intrinsics::fma_f(-s, s, d2);
 }
 
 namespace impl {
@@ -314,6 +352,14 @@ struct Buffers {
       return -1;
     }
     return row_offset(i) + static_cast<index_t>(pos);
+  }
+  /// ORs `bits` (bit k: pair p + k; only pairs that exist set) into the flag
+  /// words: the one holding p and, unless p starts a word, the next.
+  KOKKOS_FORCEINLINE_FUNCTION void or_bits(index_t p, std::uint32_t bits) const {
+    const unsigned at = static_cast<unsigned>(p) & 31u;
+    const std::uint32_t lo = bits << at, hi = at != 0 ? bits >> (32u - at) : 0u;
+    if (lo != 0) Kokkos::atomic_fetch_or(&words(p >> 5), lo);
+    if (hi != 0) Kokkos::atomic_fetch_or(&words((p >> 5) + 1), hi);
   }
   /// What both kernels do with the test of pair (i, j), packed index p. Only
   /// colliding pairs cost an atomic (a few percent of the pairs): cheaper on a
@@ -484,13 +530,15 @@ struct TileKernel {
   KOKKOS_FORCEINLINE_FUNCTION void lane_tile_body(const team_member_t<ExecSpace>& team, const Tile& t) const {
     Sphere* staged = static_cast<Sphere*>(t.scratch);  // aligned to tile_scratch_alignment
     const index_t n = b.s.extent(0), w0 = t.j0 - rho;
-    if (s_vector && w0 >= 0 && t.i0 + rho <= n) {
-      // Every staged sphere inside [0, n) (the blocks away from the edges;
-      // j0 + rho <= i0): one vector load and one store each, no tests.
+    const bool aligned = b.mode == Mode::intflags;  // lane_rows: only int flags read the window's first half
+    if (s_vector && (w0 >= 0 || !aligned) && t.i0 + rho <= n) {
+      // Every staged sphere inside [0, n) (j0 <= i0, and w0 >= 0 where the
+      // window's first half is read): one vector load and one store each, no
+      // tests.
       const Sphere* const sp = reinterpret_cast<const Sphere*>(b.s.data());
       Kokkos::parallel_for(Kokkos::TeamVectorRange(team, rho), [&](const int p) {
         staged[p] = sp[t.i0 + p];
-        staged[rho + p] = sp[w0 + p];
+        if (aligned) staged[rho + p] = sp[w0 + p];
         staged[2 * rho + p] = sp[t.j0 + p];
       });
     } else {
@@ -510,85 +558,71 @@ struct TileKernel {
   }
 
   /// GPU: lanes along the row, each thread walks rows ti = first, first +
-  /// step, ... The pairs of row i (j < i) are contiguous in packed order, p =
-  /// T(i - 1) + j, but start anywhere in a 32-byte sector (int flags) or a
-  /// flag word; so in row i the block takes the rho pairs of one aligned
-  /// chunk: lane L tests column j = j0 + c rho - r_i + L (chunk c = 0, and c =
-  /// 1 on the diagonal block), r_i = (phase + T(i - 1)) mod rho, where phase
-  /// is the int flags' address (in ints) and 0 otherwise (the flag words' own
-  /// grid). j < 0 (block column 0) and j >= i belong to the neighbouring rows.
-  /// Each block of a row still takes its own pairs: every pair once. The
-  /// column spheres vary by row, so they come from the staged window.
+  /// step, ... Two ways to split a row among the blocks:
   ///
-  /// Per row of an int flags block: one whole 128-byte store (fp32 ints, rho
-  /// 32). Per row of a bit flags block at rho 32 on CUDA: the warp's ballot
-  /// is the whole flag word, stored whole (whole blocks: by every lane, no
-  /// branch; elsewhere by lane 0, with an atomic OR only for the two words a
-  /// row shares with its neighbours). Count and int flags sum their
-  /// hits per thread (per warp on CUDA) and add them with one atomic.
+  /// Int flags (aligned chunks): the pairs of row i (j < i) are contiguous in
+  /// packed order, p = T(i - 1) + j, but start anywhere in a 32-byte sector;
+  /// so in row i the block takes the rho pairs of one chunk aligned to the
+  /// ints' addresses: lane L tests column j = j0 + c rho - r_i + L (chunk c
+  /// = 0, and c = 1 on the diagonal block), r_i = (phase + T(i - 1)) mod rho,
+  /// phase the int flags' address (in ints). j < 0 (block column 0) and j >=
+  /// i belong to the neighbouring rows. Each block of a row still takes its
+  /// own pairs: every pair once. The column spheres vary by row, so they come
+  /// from the staged window. Per row: one whole 128-byte store (rho 32).
+  ///
+  /// The other results (own columns): lane L tests column j0 + L, the
+  /// block's own pairs. On a whole off-diagonal block walked by one warp
+  /// (own_columns) the lane's sphere stays in registers for the 32 rows and
+  /// the row sphere is one broadcast read: about half the instructions and a
+  /// quarter of the shared-memory traffic of an aligned chunk's row, whose
+  /// lane sphere moves with r_i. Bit flags pay for it with atomic ORs: a
+  /// block's 32 pairs of a row straddle two flag words shared with the
+  /// neighbouring blocks.
+  ///
+  /// Count and int flags sum their hits per thread (per warp on CUDA) and
+  /// add them with one atomic.
   template <Mode M>
   KOKKOS_FORCEINLINE_FUNCTION void lane_rows(const team_member_t<ExecSpace>& team, const Tile& t, const Sphere* rows,
                                              const Sphere* window) const {
+    constexpr bool aligned = M == Mode::intflags;
     const unsigned phase =
-        M == Mode::intflags ? static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(b.ints.data()) / sizeof(std::int32_t))
-                            : 0u;
-    const unsigned mask = static_cast<unsigned>(rho - 1);
+        aligned ? static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(b.ints.data()) / sizeof(std::int32_t)) : 0u;
+    const unsigned mask = aligned ? static_cast<unsigned>(rho - 1) : 0u;
     const bool warp = intrinsics::warp_code() && rho == 32;
     for_each_lane(team, rho_log2, [&](const int lane, const int first, const int step) {
       int hits = 0;
-      if (step == 1 && rho == 32 && t.rows == 32 && !t.diagonal() && t.j0 > 0 && t.i0 < (index_t(1) << 26)) {
+      const bool whole = warp && step == 1 && t.rows == 32 && !t.diagonal();
+      if (!aligned && whole) {
+        own_columns<M>(t, rows, window[32 + lane], lane, hits);
+      } else if (aligned && whole && t.j0 > 0 && t.i0 < (index_t(1) << 26)) {
         // A whole off-diagonal block away from column 0 walked by one warp:
         // every lane's pair is inside the triangle (no test). Offsets from
         // the block's first row are 32-bit (row ti starts ti i0 + T(ti - 1) <
-        // 2^31 after it for i0 < 2^26); u is the offset plus the first row's
-        // phase a, so r = u mod 32 and the row's chunk starts at u - r. From
-        // row i to i + 1 the packed index moves by T(i) - T(i - 1) = i.
-        const unsigned a = (phase + static_cast<unsigned>(pair_index(t.i0, 0))) & 31u;
-        const index_t p0 = pair_index(t.i0, t.j0) - static_cast<index_t>(a);  // + u - r + lane: the pair's index
+        // 2^31 after it for i0 < 2^26). q is the address of (i0 + ti, j0),
+        // r the row's shift: its chunk is q rounded down to 128 bytes, lane
+        // L's int at chunk | 4 L (2 instructions of address arithmetic per
+        // row, as the EDM's walk). From row i to i + 1 the packed index moves
+        // by T(i) - T(i - 1) = i.
         const Sphere* const mine = window + 32 + lane;
-        std::uint32_t* const words_row = M == Mode::flags ? b.words.data() + (p0 >> 5) : nullptr;
-        // Int flags: q is the address of (i0 + ti, j0) before the shift, the
-        // row's chunk q rounded down to 128 bytes, lane L's int at chunk | 4 L
-        // (2 instructions of address arithmetic per row, as the EDM's walk).
         constexpr std::uintptr_t chunk = 32 * sizeof(std::int32_t);
-        std::uintptr_t q =
-            M == Mode::intflags ? reinterpret_cast<std::uintptr_t>(b.ints.data() + pair_index(t.i0, t.j0)) : 0;
+        std::uintptr_t q = reinterpret_cast<std::uintptr_t>(b.ints.data() + pair_index(t.i0, t.j0));
         const std::uintptr_t lane_bytes = static_cast<std::uintptr_t>(lane) * sizeof(std::int32_t);
-        unsigned u = a, next = static_cast<unsigned>(t.i0);
+        unsigned next = static_cast<unsigned>(t.i0);
 TDMAPS_UNROLL_BY(8)
         for (int ti = 0; ti < 32; ++ti) {
-          const unsigned r = M == Mode::intflags ? (static_cast<unsigned>(q) & static_cast<unsigned>(chunk - 1)) >> 2
-                                                 : u & 31u;
-          const unsigned off = u - r;
+          const unsigned r = (static_cast<unsigned>(q) & static_cast<unsigned>(chunk - 1)) >> 2;
           const Sphere o = rows[ti], c = mine[-static_cast<int>(r)];
           const bool h = collides(o.c[0], o.c[1], o.c[2], o.c[3], c.c[0], c.c[1], c.c[2], c.c[3]);
-          if constexpr (M == Mode::count) {
-            hits += h ? 1 : 0;
-          } else if constexpr (M == Mode::intflags) {
-            *reinterpret_cast<std::int32_t*>((q & ~(chunk - 1)) | lane_bytes) = h ? 1 : 0;
-            q += static_cast<std::uintptr_t>(next) * sizeof(std::int32_t);
-            hits += h ? 1 : 0;
-          } else if constexpr (M == Mode::flags) {
-            if (warp) {
-              // The warp's ballot is word (p0 + off) / 32 (p0 and off are
-              // multiples of 32: phase 0). Every lane stores the same word to
-              // the same address (one transaction, no branch on the lane).
-              words_row[off >> 5] = intrinsics::warp_ballot(h);
-            } else if (h) {
-              const index_t p = p0 + off + lane;
-              Kokkos::atomic_fetch_or(&b.words(p >> 5), std::uint32_t(1) << (p & 31));
-            }
-          } else {
-            if (h) b.template apply<M>(t.i0 + ti, t.j0 + lane - static_cast<int>(r), p0 + off + lane, true);
-          }
-          u += next++;
+          *reinterpret_cast<std::int32_t*>((q & ~(chunk - 1)) | lane_bytes) = h ? 1 : 0;
+          q += static_cast<std::uintptr_t>(next++) * sizeof(std::int32_t);
+          hits += h ? 1 : 0;
         }
       } else {
-        const int chunks = t.diagonal() ? 2 : 1;
+        const int chunks = aligned && t.diagonal() ? 2 : 1;
         for (int ti = first; ti < t.rows; ti += step) {
           const index_t i = t.i0 + ti;
           const index_t at = pair_index(i, 0);
-          const int r = static_cast<int>((phase + static_cast<unsigned>(at)) & mask);
+          const int r = static_cast<int>((phase + static_cast<unsigned>(at)) & mask);  // 0: own columns
           for (int c = 0; c < chunks; ++c) {
             const int w = rho + c * rho - r + lane;  // window index: j - (j0 - rho)
             const index_t j = t.j0 - rho + w;
@@ -602,7 +636,7 @@ TDMAPS_UNROLL_BY(8)
           }
         }
       }
-      if constexpr (M == Mode::count || M == Mode::intflags) {
+      if constexpr (M == Mode::count || M == Mode::intflags || M == Mode::flags) {  // flags: counted here (tile)
         if (warp) hits = intrinsics::warp_sum(hits);
         if (hits > 0 && (!warp || lane == 0)) {
           const index_t slot = ((t.i0 >> rho_log2) + (t.j0 >> rho_log2) + lane) & (count_slots - 1);
@@ -612,9 +646,59 @@ TDMAPS_UNROLL_BY(8)
     });
   }
 
-  /// Pair (i, j), packed index p, tested by `lane`: h is the test, valid
-  /// whether (i, j) is the lane's to write (invalid lanes still take part in
-  /// the warp's ballot).
+  /// A whole off-diagonal block (every pair inside the triangle) at rho 32,
+  /// walked by one warp, own columns: lane L keeps sphere j0 + L (`mine`) in
+  /// registers and tests it against the 32 row spheres (broadcast reads),
+  /// gathering bit ti = pair (i0 + ti, j0 + L) of a column word from the
+  /// sign of walk_gap (12 instructions per pair, Nsight Compute SASS). One
+  /// bound serves the lane's 32 pairs: B = 2^-15 (r_max + r_L)^2 + 2^-100,
+  /// r_max the largest row radius (a warp maximum), >= each pair's own
+  /// bound of walk_gap. A lane with any pair inside its bound (a near tie:
+  /// a few per million pairs) tests its 32 pairs again with collides(). Then:
+  /// count, the word's popcount; bit flags, the popcount too, and the warp's
+  /// 32 x 32 bits transposed so that lane L holds row i0 + L (bit j - j0),
+  /// OR-ed into the two flag words its 32 pairs straddle (only words with a
+  /// set bit: in the papers' dense regime ~3% of the pairs collide); the
+  /// pair list's passes, each colliding pair as the element kernel does.
+  template <Mode M>
+  KOKKOS_FORCEINLINE_FUNCTION void own_columns(const Tile& t, const Sphere* rows, const Sphere mine, const int lane,
+                                               int& hits) const {
+    const float s_max = intrinsics::warp_max(rows[lane].c[3]) + mine.c[3];
+    const float bound = intrinsics::fma_f(0x1p-15f * s_max, s_max, 0x1p-100f);
+    std::uint32_t col = 0;
+    bool decisive = true;
+    TDMAPS_UNROLL
+    for (int ti = 0; ti < 32; ++ti) {
+      const Sphere o = rows[ti];
+      const float gap = walk_gap(o.c[0], o.c[1], o.c[2], o.c[3], mine.c[0], mine.c[1], mine.c[2], mine.c[3]);
+      decisive = decisive && intrinsics::abs_f(gap) > bound;
+      col = (col >> 1) | (intrinsics::float_bits(gap) & 0x80000000u);  // row ti ends at bit ti
+    }
+    if (!decisive) {
+      col = 0;
+      for (int ti = 0; ti < 32; ++ti) {
+        const Sphere o = rows[ti];
+        if (collides(o.c[0], o.c[1], o.c[2], o.c[3], mine.c[0], mine.c[1], mine.c[2], mine.c[3]))
+          col |= std::uint32_t(1) << ti;
+      }
+    }
+    if constexpr (M == Mode::count) {
+      hits = intrinsics::popcount(col);
+    } else if constexpr (M == Mode::flags) {
+      hits = intrinsics::popcount(col);
+      const std::uint32_t row = intrinsics::warp_transpose32(col, lane);
+      if (row != 0) b.or_bits(pair_index(t.i0 + lane, t.j0), row);
+    } else if constexpr (M == Mode::row_count || M == Mode::append) {
+      for (std::uint32_t m = col; m != 0; m &= m - 1) {
+        const index_t i = t.i0 + intrinsics::lowest_bit(m), j = t.j0 + lane;
+        b.template apply<M>(i, j, pair_index(i, j), true);
+      }
+    }
+  }
+
+  /// Pair (i, j), packed index p, tested by `lane` on the general path: h is
+  /// the test, valid whether (i, j) is the lane's to write (invalid lanes
+  /// still take part in the warp's ballot).
   template <Mode M>
   KOKKOS_FORCEINLINE_FUNCTION void record(index_t i, index_t j, index_t p, int lane, bool h, bool valid, bool warp,
                                           int& hits) const {
@@ -624,14 +708,11 @@ TDMAPS_UNROLL_BY(8)
       if (valid) b.ints(p) = h ? 1 : 0;
       hits += h ? 1 : 0;
     } else if constexpr (M == Mode::flags) {
+      hits += h ? 1 : 0;
       if (warp) {
-        // The warp's 32 lanes are the 32 bits of word (p - lane) / 32.
-        const std::uint32_t bits = intrinsics::warp_ballot(h), mine = intrinsics::warp_ballot(valid);
-        if (lane == 0) {
-          std::uint32_t* word = &b.words((p - lane) >> 5);
-          if (mine == 0xffffffffu) *word = bits;
-          else if (bits != 0) Kokkos::atomic_fetch_or(word, bits);
-        }
+        // Own columns: the warp's 32 lanes are pairs p - lane ... p - lane + 31 of row i.
+        const std::uint32_t bits = intrinsics::warp_ballot(h);
+        if (lane == 0 && bits != 0) b.or_bits(p, bits);
       } else if (h) {
         Kokkos::atomic_fetch_or(&b.words(p >> 5), std::uint32_t(1) << (p & 31));
       }
@@ -731,11 +812,12 @@ using range_t = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>;
 
 /// The tile kernel's GPU launch shape where the caller left it to tdmaps
 /// (0 in LaunchHints), at block side 32, measured on the H100 at n = 30720
-/// (perf_tests/README.md): one warp per block (the 32-row walk of whole
-/// blocks in aligned chunks; 64-thread teams take the general walk and ran
-/// 1.5-2x slower in a first version); int flags 4 blocks per team (0.71 ms,
-/// I = 1.10; 1 block 0.74 ms), the results without a store per pair (bit
-/// flags, count, the pair list's passes) 8 (bit flags 0.83 ms, count 0.59).
+/// (perf_tests/README.md): one warp per block (the 32-row walks of whole
+/// blocks; 64-thread teams take the general walk and ran 1.5-2x slower in
+/// a first version); int flags 4 blocks per team (0.71 ms, I = 1.10; 1
+/// block 0.74 ms), the results without a store per pair (bit flags, count,
+/// the pair list's passes) 8 (bit flags 0.48 ms, count 0.38; 4 blocks and
+/// 1 within 1%).
 inline LaunchHints tile_hints(LaunchHints h, Mode mode, int rho) {
   if (rho != 32) return h;
   if (h.team_threads == 0) h.team_threads = 32;
@@ -889,7 +971,22 @@ index_t collide(const ExecSpace& space, const ConstSpheres<typename ExecSpace::m
   index_t total = 0;
   switch (result) {
     case Result::count:
-    case Result::intflags: {
+    case Result::intflags:
+    case Result::flags: {
+      // The GPU tile kernel counts bit flags as it sets them (as count
+      // does); the other kernels' flags are counted from the words.
+      const bool counted = result != Result::flags || (kernel == Kernel::tile && impl::TileKernel<ExecSpace>::lane_tile);
+      if (result == Result::flags) {
+        b.words = out.flags;
+        // The tile and element kernels set bits only; the linear one writes whole words.
+        if (kernel != Kernel::linear) Kokkos::deep_copy(space, b.words, std::uint32_t(0));
+      }
+      if (!counted) {
+        b.mode = impl::Mode::flags;
+        if (n > 1) impl::launch(space, map, kernel, b, "flags", hints);
+        total = impl::sum(space, "tdmaps::collision::flags_popcount", flag_words(n), impl::PopcountWords<mem>{b.words});
+        break;
+      }
       if (static_cast<index_t>(out.counters.extent(0)) != impl::count_slots * impl::slot_stride)
         out.counters = Kokkos::View<impl::counter_t*, mem>(
             Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tdmaps::collision::count_slots"),
@@ -897,20 +994,14 @@ index_t collide(const ExecSpace& space, const ConstSpheres<typename ExecSpace::m
       Kokkos::deep_copy(space, out.counters, impl::counter_t(0));
       b.slots = out.counters;
       b.ints = out.intflags;
-      b.mode = result == Result::count ? impl::Mode::count : impl::Mode::intflags;
-      if (n > 1) impl::launch(space, map, kernel, b, result == Result::count ? "count" : "intflags", hints);
+      b.mode = result == Result::count ? impl::Mode::count
+               : result == Result::intflags ? impl::Mode::intflags
+                                            : impl::Mode::flags;
+      if (n > 1) impl::launch(space, map, kernel, b, name(result), hints);
       total = impl::sum(space, "tdmaps::collision::count_sum", impl::count_slots * impl::slot_stride,
                         impl::SumCounters<mem>{b.slots});
       break;
     }
-    case Result::flags:
-      b.words = out.flags;
-      // The tile and element kernels set bits only; the linear one writes whole words.
-      if (kernel != Kernel::linear) Kokkos::deep_copy(space, b.words, std::uint32_t(0));
-      b.mode = impl::Mode::flags;
-      if (n > 1) impl::launch(space, map, kernel, b, "flags", hints);
-      total = impl::sum(space, "tdmaps::collision::flags_popcount", flag_words(n), impl::PopcountWords<mem>{b.words});
-      break;
     case Result::pairs:
       total = impl::pair_list(space, map, kernel, b, out, hints);
       break;

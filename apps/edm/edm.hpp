@@ -477,34 +477,62 @@ struct TileKernel {
   }
 
   template <int D>
-  KOKKOS_FORCEINLINE_FUNCTION Real gpu_dist2(const Point<D> a, const Point<D> b) const {
+  KOKKOS_FORCEINLINE_FUNCTION static Real gpu_sq_dist(const Point<D> a, const Point<D> b) {
     Real s = 0;
     for (int k = 0; k < D; ++k) {
       const Real u = b.c[k] - a.c[k];
       s += u * u;
     }
+    return s;
+  }
+  template <int D>
+  KOKKOS_FORCEINLINE_FUNCTION static Real gpu_dist2(const Point<D> a, const Point<D> b) {
+    return sqrt_real(gpu_sq_dist<D>(a, b));
+  }
+
+  /// The distance of the whole-block walks: Checked, the fp32 sqrt without
+  /// its special-case branch, `odd` set where the squared distance needs it
+  /// (intrinsics::sqrt_rn_or_flag; coincident points, tiny or non-finite
+  /// distances), so the walk tests once per block instead of branching per
+  /// value (3 of the ~30 instructions of a row, Nsight Compute SASS); else
+  /// (and for double) sqrt_real.
+  template <bool Checked>
+  KOKKOS_FORCEINLINE_FUNCTION static Real walk_sqrt(Real s, bool& odd) {
+    if constexpr (Checked && std::is_same<Real, float>::value) return intrinsics::sqrt_rn_or_flag(s, odd);
+    (void)odd;
     return sqrt_real(s);
   }
 
   /// The whole-block walk of gpu_rows_aligned / gpu_columns_aligned: 32
   /// rows (columns) k, fixed[k] the broadcast point; q the address of the
   /// row's first value before the shift, moving by next, next + dnext, ...
-  /// values; mine = window + 32 + lane.
+  /// values; mine = window + 32 + lane. A lane whose checked pass met an odd
+  /// value walks again with sqrt_real (same addresses: its own stores, in
+  /// order).
   template <int D>
   KOKKOS_FORCEINLINE_FUNCTION void walk_chunks(const Point<D>* fixed, const Point<D>* mine, int lane,
                                                std::uintptr_t q, unsigned next, int dnext) const {
+    if (walk_chunks_pass<D, true>(fixed, mine, lane, q, next, dnext))
+      walk_chunks_pass<D, false>(fixed, mine, lane, q, next, dnext);
+  }
+
+  template <int D, bool Checked>
+  KOKKOS_FORCEINLINE_FUNCTION bool walk_chunks_pass(const Point<D>* fixed, const Point<D>* mine, int lane,
+                                                    std::uintptr_t q, unsigned next, int dnext) const {
     constexpr std::uintptr_t chunk = 32 * sizeof(Real);
     constexpr unsigned scale = sizeof(Point<D>) / sizeof(Real);  // window bytes per output byte
     const std::uintptr_t lane_bytes = static_cast<std::uintptr_t>(lane) * sizeof(Real);
     const char* const m = reinterpret_cast<const char*>(mine);
+    bool odd = false;
 TDMAPS_UNROLL_BY(8)
     for (int k = 0; k < 32; ++k) {
       const unsigned rb = static_cast<unsigned>(q) & static_cast<unsigned>(chunk - 1);  // r sizeof(Real)
       const Point<D> c = *reinterpret_cast<const Point<D>*>(m - rb * scale);
-      *reinterpret_cast<Real*>((q & ~(chunk - 1)) | lane_bytes) = gpu_dist2<D>(fixed[k], c);
+      *reinterpret_cast<Real*>((q & ~(chunk - 1)) | lane_bytes) = walk_sqrt<Checked>(gpu_sq_dist<D>(fixed[k], c), odd);
       q += static_cast<std::uintptr_t>(next) * sizeof(Real);
       next += static_cast<unsigned>(dnext);
     }
+    return odd;
   }
 
   /// Packed (lower triangle incl. diagonal, (i, j) at T(i) + j): lanes along
@@ -586,14 +614,42 @@ TDMAPS_UNROLL_BY(8)
   }
 
   /// o by value: the caller's copy from scratch is one vector load.
-  template <int D>
-  KOKKOS_FORCEINLINE_FUNCTION Real gpu_dist(const Real (&mine)[D], const Point<D> o) const {
+  template <int D, bool Checked = false>
+  KOKKOS_FORCEINLINE_FUNCTION static Real gpu_dist(const Real (&mine)[D], const Point<D> o, bool& odd) {
     Real s = 0;
     for (int k = 0; k < D; ++k) {
       const Real u = mine[k] - o.c[k];
       s += u * u;
     }
-    return sqrt_real(s);
+    return walk_sqrt<Checked>(s, odd);
+  }
+
+  /// The whole-block walk of gpu_rows: 32 rows from `row`, the lane's column
+  /// point in `mine`; as walk_chunks, whether an odd value came up. Checked:
+  /// unrolled (scratch offsets are constants); the rare second pass is a
+  /// plain loop (unrolled too, it made ptxas spill).
+  template <int D, bool Mirror, bool Checked>
+  KOKKOS_FORCEINLINE_FUNCTION bool walk_rows_pass(const Real (&mine)[D], const Point<D>* staged, Real* row,
+                                                  Real* mirror, index_t n) const {
+    bool odd = false;
+    if constexpr (Checked) {
+TDMAPS_UNROLL
+      for (int ti = 0; ti < 32; ++ti) {
+        const Real v = gpu_dist<D, true>(mine, staged[ti], odd);
+        *row = v;
+        if constexpr (Mirror) mirror[ti] = v;  // (j, i), i != j off the diagonal
+        row += n;
+      }
+    } else {
+TDMAPS_UNROLL_BY(1)
+      for (int ti = 0; ti < 32; ++ti) {
+        const Real v = gpu_dist<D, false>(mine, staged[ti], odd);
+        *row = v;
+        if constexpr (Mirror) mirror[ti] = v;
+        row += n;
+      }
+    }
+    return odd;
   }
 
   /// Full (rows of n values, (i, j) at i n + j): lanes along j, each thread
@@ -612,14 +668,10 @@ TDMAPS_UNROLL_BY(8)
         // is unrolled and the scratch offsets are constants, so an element is
         // one broadcast load, D subtractions, D multiply-adds, the sqrt, a
         // pointer add and a store.
-        Real* row = out + (t.i0 * n + j);
-TDMAPS_UNROLL
-        for (int ti = 0; ti < 32; ++ti) {
-          const Real v = gpu_dist<D>(mine, staged[ti]);
-          *row = v;
-          if constexpr (Mirror) out[j * n + t.i0 + ti] = v;  // (j, i), i != j off the diagonal
-          row += n;
-        }
+        Real* const row = out + (t.i0 * n + j);
+        Real* const mirror = Mirror ? out + (j * n + t.i0) : nullptr;
+        if (walk_rows_pass<D, Mirror, true>(mine, staged, row, mirror, n))
+          walk_rows_pass<D, Mirror, false>(mine, staged, row, mirror, n);
         return;
       }
       // Lower triangle incl. diagonal: on a diagonal block, rows ti >= lane.
@@ -629,7 +681,8 @@ TDMAPS_UNROLL
       const index_t delta = index_t(step) * n;
       for (; ti < t.rows; ti += step) {
         const Point<D> o = staged[ti];
-        const Real v = gpu_dist<D>(mine, o);
+        bool unused = false;
+        const Real v = gpu_dist<D>(mine, o, unused);
         *at = v;
         if constexpr (Mirror) {
           // The mirror (j, i) of a full symmetric matrix; the diagonal once.

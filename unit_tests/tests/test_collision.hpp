@@ -9,8 +9,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -240,6 +242,52 @@ TEST(TEST_CATEGORY, collision_touching_is_not_a_collision) {
   EXPECT_EQ(check_all_results(s1, tdmaps::LambdaMap<>(3, 8, tdmaps::Triangle::strict_lower), tc::Kernel::tile, e1), "");
   EXPECT_EQ(check_all_results(s1, tdmaps::UpperTriangularMap(3, 8, tdmaps::Triangle::strict_lower), tc::Kernel::element, e1),
             "");
+}
+
+// Thousands of exact and near ties, spread over whole blocks: 343 spheres on
+// a 7 x 7 x 7 grid of step 2^-4 (shuffled, fixed seed), radius 2^-5, so grid
+// neighbours touch exactly (no collision); every third sphere has its radius
+// one 2^-24 step larger, so its neighbours overlap by that step (a
+// collision). Each such pair is a near tie for the fp32 filters (gap ~ 2^-27
+// against bounds ~ 2^-23), decided in fp64 by every kernel; on CUDA the
+// tile kernel's whole-block walk redoes those lanes.
+TEST(TEST_CATEGORY, collision_grid_of_exact_and_near_ties) {
+  const int side = 7;
+  const float step = 0x1p-4f, radius = 0x1p-5f;
+  std::vector<float> host;
+  for (int a = 0; a < side; ++a)
+    for (int b = 0; b < side; ++b)
+      for (int c = 0; c < side; ++c) {
+        const bool grown = (a * side * side + b * side + c) % 3 == 0;
+        host.insert(host.end(), {a * step, b * step, c * step, grown ? radius + 0x1p-24f : radius});
+      }
+  const index_t n = static_cast<index_t>(host.size() / 4);
+  std::vector<index_t> order(static_cast<std::size_t>(n));
+  for (index_t k = 0; k < n; ++k) order[static_cast<std::size_t>(k)] = k;
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(6006));
+  std::vector<float> shuffled(host.size());
+  for (index_t k = 0; k < n; ++k)
+    for (int c = 0; c < 4; ++c)
+      shuffled[static_cast<std::size_t>(4 * k + c)] = host[static_cast<std::size_t>(4 * order[static_cast<std::size_t>(k)] + c)];
+  const Expected e = oracle(shuffled, 3);
+  // Neighbour pairs: 3 * 6 * 49 = 882; those with a grown sphere collide.
+  index_t touching = 0;
+  for (index_t i = 1; i < n; ++i)
+    for (index_t j = 0; j < i; ++j) {
+      const float* p = &shuffled[static_cast<std::size_t>(4 * i)];
+      const float* q = &shuffled[static_cast<std::size_t>(4 * j)];
+      const double d2 = (double(p[0]) - q[0]) * (double(p[0]) - q[0]) + (double(p[1]) - q[1]) * (double(p[1]) - q[1]) +
+                        (double(p[2]) - q[2]) * (double(p[2]) - q[2]);
+      if (d2 == double(step) * step) ++touching;
+    }
+  ASSERT_EQ(touching, 882);
+  ASSERT_GT(e.count, 300);
+  ASSERT_LT(e.count, touching);
+  const tc::ConstSpheres<Mem> spheres = tc::to_device(Space(), shuffled);
+  for (const int rho : {8, 32})
+    for_each_map_and_kernel(n, rho, [&](const auto& map, tc::Kernel kernel) {
+      EXPECT_EQ(check_all_results(spheres, map, kernel, e), "") << map.name << " " << tc::name(kernel) << " rho " << rho;
+    });
 }
 
 // Every pair collides (all radii 1): the list holds all T(n - 1) pairs, in

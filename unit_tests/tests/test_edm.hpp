@@ -291,19 +291,33 @@ namespace {
 /// NaN in a coordinate of point p: every distance involving p is NaN (its
 /// diagonal too), all others finite and right. Inf against a finite point is
 /// Inf; two points with +Inf in the same coordinate give NaN (Inf - Inf).
+/// At n = 200, block side 32, the special points also sit in whole
+/// off-diagonal blocks (the GPU walks' checked sqrt, whose odd values take a
+/// second pass): besides NaN and Inf, a duplicate point (distance 0) and a
+/// pair 2^-60 apart (squared distance 2^-120, below the fast sqrt's range;
+/// exact in both precisions).
 template <class Real>
-void check_nonfinite(edm::Kernel kernel) {
-  const index_t n = 41;
+void check_nonfinite_at(edm::Kernel kernel, index_t n) {
   const int d = 3;
+  const int rho = n > 64 ? 32 : 8;
   auto x = random_points<Real>(n, d, base_seed + 7);
   const Real nan = std::numeric_limits<Real>::quiet_NaN(), inf = std::numeric_limits<Real>::infinity();
-  x[5 * d + 1] = nan;
-  x[20 * d + 0] = inf;
-  x[33 * d + 0] = inf;
+  const index_t p_nan = n > 64 ? 40 : 5, p_inf = n > 64 ? 100 : 20, q_inf = n > 64 ? 170 : 33;
+  x[static_cast<std::size_t>(p_nan * d + 1)] = nan;
+  x[static_cast<std::size_t>(p_inf * d + 0)] = inf;
+  x[static_cast<std::size_t>(q_inf * d + 0)] = inf;
+  if (n > 64) {
+    for (int k = 0; k < d; ++k) {
+      x[static_cast<std::size_t>(150 * d + k)] = x[static_cast<std::size_t>(60 * d + k)];  // distance 0
+      x[static_cast<std::size_t>(120 * d + k)] = x[static_cast<std::size_t>(61 * d + k)];
+    }
+    x[static_cast<std::size_t>(61 * d)] = 0;
+    x[static_cast<std::size_t>(120 * d)] = static_cast<Real>(0x1p-60);  // distance 2^-60
+  }
   const auto dx = to_device(x, n, d);
   for (const auto& l : layouts()) {
     auto out = poisoned_output<Real>(l.layout, n);
-    const tdmaps::LambdaMap<> map(edm::make_domain(n, 8, l.layout));
+    const tdmaps::LambdaMap<> map(edm::make_domain(n, rho, l.layout));
     edm::edm(Space(), dx, out, map, l.layout, kernel, l.symmetric);
     Space().fence();
     auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
@@ -324,11 +338,20 @@ void check_nonfinite(edm::Kernel kernel) {
       if (!ok) ++bad;
     }
     EXPECT_EQ(bad, 0) << edm::layout_name(l.layout) << (l.symmetric ? " symmetric" : "") << ", "
-                      << edm::kernel_name(kernel);
-    // The oracle itself must see NaN (point 5 with everyone, 20 vs 33) and Inf.
+                      << edm::kernel_name(kernel) << ", n = " << n;
+    if (n > 64 && l.layout == edm::Layout::packed) {
+      EXPECT_EQ(h(static_cast<std::size_t>(tdmaps::tri(150) + 60)), Real(0)) << edm::kernel_name(kernel);
+      EXPECT_EQ(h(static_cast<std::size_t>(tdmaps::tri(120) + 61)), static_cast<Real>(0x1p-60)) << edm::kernel_name(kernel);
+    }
+    // The oracle itself must see NaN (the NaN point with everyone, the two Infs) and Inf.
     EXPECT_GE(nans, static_cast<int>(n - 1)) << edm::layout_name(l.layout);
     EXPECT_GT(infs, 0) << edm::layout_name(l.layout);
   }
+}
+
+template <class Real>
+void check_nonfinite(edm::Kernel kernel) {
+  for (const index_t n : {41, 200}) check_nonfinite_at<Real>(kernel, n);
 }
 
 }  // namespace

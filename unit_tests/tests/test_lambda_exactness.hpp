@@ -244,3 +244,55 @@ TEST(TEST_CATEGORY, tile_launch_rejects_scratch_beyond_the_backend_limit) {
   EXPECT_NO_THROW(tdmaps::for_each_tile(ExecSpace(), map, limit, NoopTile{}));
   ExecSpace().fence();
 }
+
+// intrinsics::sqrt_rn_or_flag, the EDM tile walks' fp32 sqrt: `odd` is set
+// exactly for x outside [2^-101, FLT_MAX] (the oracle: float compares, not
+// bit patterns), and for the other x the value has the bits of sqrt_rn (on
+// CUDA __fsqrt_rn, whose code takes the special-case branch this one leaves
+// to the caller). Inputs: the range's edges and their neighbours, 2^22
+// hashed 32-bit patterns (every class: NaN, infinities, subnormals,
+// negatives) and 2^22 squared distances of points in the unit box.
+namespace {
+struct SqrtFlagCheck {
+  Kokkos::View<const std::uint32_t*, ExecSpace::memory_space> edges;
+  KOKKOS_FUNCTION void operator()(const index_t k, index_t& wrong) const {
+    const index_t ne = static_cast<index_t>(edges.extent(0)), block = index_t(1) << 22;
+    std::uint32_t u;
+    if (k < ne) {
+      u = edges(k);
+    } else if (k < ne + block) {
+      std::uint64_t h = static_cast<std::uint64_t>(k) * 0x9e3779b97f4a7c15ull;  // splitmix64's finaliser
+      h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+      h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+      u = static_cast<std::uint32_t>(h ^ (h >> 31));
+    } else {
+      const float t = static_cast<float>(k - ne - block) * 0x1p-22f;  // [0, 1)
+      const float d = t * 1.7320508f;                                 // up to the unit box's diagonal
+      u = tdmaps::intrinsics::float_bits(d * d);
+    }
+    const float x = tdmaps::intrinsics::int_as_float(static_cast<std::int32_t>(u));
+    bool odd = false;
+    const float y = tdmaps::intrinsics::sqrt_rn_or_flag(x, odd);
+    const bool in_range = x >= 0x1p-101f && x <= 3.40282347e+38f;
+    if (odd == in_range) ++wrong;
+    if (!odd && tdmaps::intrinsics::float_bits(y) != tdmaps::intrinsics::float_bits(tdmaps::intrinsics::sqrt_rn(x)))
+      ++wrong;
+  }
+};
+}  // namespace
+
+TEST(TEST_CATEGORY, sqrt_rn_or_flag_flags_exactly_the_special_inputs) {
+  const std::vector<std::uint32_t> edges = {
+      0x00000000u, 0x80000000u, 0x00000001u, 0x007fffffu, 0x00800000u, 0x0cfffffeu, 0x0cffffffu,
+      0x0d000000u, 0x0d000001u, 0x3f800000u, 0x7f7ffffeu, 0x7f7fffffu, 0x7f800000u, 0x7f800001u,
+      0x7fc00000u, 0xffffffffu, 0xbf800000u, 0x8d000000u, 0xff7fffffu, 0xff800000u};
+  Kokkos::View<std::uint32_t*, ExecSpace::memory_space> d("edges", edges.size());
+  Kokkos::deep_copy(d, Kokkos::View<const std::uint32_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(edges.data(),
+                                                                                                     edges.size()));
+  index_t wrong = 0;
+  const index_t total = static_cast<index_t>(edges.size()) + (index_t(2) << 22);
+  Kokkos::parallel_reduce("tdmaps::test::sqrt_rn_or_flag",
+                          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(0, total), SqrtFlagCheck{d},
+                          wrong);
+  EXPECT_EQ(wrong, 0);
+}

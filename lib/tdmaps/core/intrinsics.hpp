@@ -52,6 +52,37 @@ KOKKOS_FORCEINLINE_FUNCTION float sqrt_rn(float x) {
 #endif
 }
 
+KOKKOS_FORCEINLINE_FUNCTION std::uint32_t float_bits(float x) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(x);
+#else
+  std::uint32_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+#endif
+}
+
+/// sqrt_rn(x) for x in [2^-101, FLT_MAX] without the branch that IEEE
+/// sqrt spends on the other inputs: on CUDA the fast path nvcc itself emits
+/// for sqrt.rn.f32 (MUFU.RSQ, two multiplies, two FMAs: the same
+/// instructions, so the same bits), and `odd` is set (never cleared) for x
+/// outside that range (zero, subnormal or tiny, negative, infinite, NaN),
+/// where the value is not sqrt_rn(x) and the caller must recompute it with
+/// sqrt_rn. A caller can thus test once for a run of values (one predicate
+/// OR per value) and take the branch only when a rare input is there. Host:
+/// std::sqrt, `odd` set as on CUDA.
+KOKKOS_FORCEINLINE_FUNCTION float sqrt_rn_or_flag(float x, bool& odd) {
+  odd |= float_bits(x) - 0x0d000000u > 0x727fffffu;  // bits outside [2^-101, FLT_MAX]
+#if defined(__CUDA_ARCH__)
+  float rs;
+  asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(rs) : "f"(x));
+  const float y = __fmul_rn(x, rs), h = __fmul_rn(rs, 0.5f);
+  return __fmaf_rn(__fmaf_rn(-y, y, x), h, y);
+#else
+  return std::sqrt(x);
+#endif
+}
+
 /// Hardware reciprocal square root (approximate on CUDA: MUFU.RSQ).
 KOKKOS_FORCEINLINE_FUNCTION float rsqrt(float x) {
 #if defined(__CUDA_ARCH__)
@@ -111,6 +142,32 @@ KOKKOS_FORCEINLINE_FUNCTION constexpr bool warp_code() {
 #endif
 }
 
+/// CUDA device pass: the calling thread's (threadIdx.x, threadIdx.y) and
+/// blockDim.y; a Kokkos team of R threads x V vector lanes is a block of
+/// (V, R) threads there. Host passes: 0, 0, 1 (callers take their Kokkos
+/// loop instead, as for warp_ballot).
+KOKKOS_FORCEINLINE_FUNCTION int thread_x() {
+#if defined(__CUDA_ARCH__)
+  return static_cast<int>(threadIdx.x);
+#else
+  return 0;
+#endif
+}
+KOKKOS_FORCEINLINE_FUNCTION int thread_y() {
+#if defined(__CUDA_ARCH__)
+  return static_cast<int>(threadIdx.y);
+#else
+  return 0;
+#endif
+}
+KOKKOS_FORCEINLINE_FUNCTION int block_dim_y() {
+#if defined(__CUDA_ARCH__)
+  return static_cast<int>(blockDim.y);
+#else
+  return 1;
+#endif
+}
+
 /// Bit L set where lane L of the (whole, converged) warp passes p.
 KOKKOS_FORCEINLINE_FUNCTION std::uint32_t warp_ballot(bool p) {
 #if defined(__CUDA_ARCH__)
@@ -126,6 +183,70 @@ KOKKOS_FORCEINLINE_FUNCTION int warp_sum(int v) {
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
 #endif
   return v;
+}
+
+/// Bits set in x.
+KOKKOS_FORCEINLINE_FUNCTION int popcount(std::uint32_t x) {
+#if defined(__CUDA_ARCH__)
+  return __popc(x);
+#else
+  return __builtin_popcount(x);
+#endif
+}
+
+/// Index of the lowest set bit of x; x != 0.
+KOKKOS_FORCEINLINE_FUNCTION int lowest_bit(std::uint32_t x) {
+#if defined(__CUDA_ARCH__)
+  return __ffs(static_cast<int>(x)) - 1;
+#else
+  return __builtin_ctz(x);
+#endif
+}
+
+/// |x| (FSETP and FADD take it as an operand modifier on CUDA).
+KOKKOS_FORCEINLINE_FUNCTION float abs_f(float x) {
+#if defined(__CUDA_ARCH__)
+  return fabsf(x);
+#else
+  return std::fabs(x);
+#endif
+}
+
+/// Maximum of v over the (whole, converged) warp, in every lane.
+KOKKOS_FORCEINLINE_FUNCTION float warp_max(float v) {
+#if defined(__CUDA_ARCH__)
+  for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+#endif
+  return v;
+}
+
+/// a b + c with one rounding (FFMA on CUDA).
+KOKKOS_FORCEINLINE_FUNCTION float fma_f(float a, float b, float c) {
+#if defined(__CUDA_ARCH__)
+  return __fmaf_rn(a, b, c);
+#else
+  return std::fma(a, b, c);
+#endif
+}
+
+/// The (whole, converged) warp's 32 x 32 bit matrix transposed: bit b of
+/// lane L comes back as bit L of lane b. Five exchange rounds: in round k
+/// (16, 8, 4, 2, 1) lanes L and L ^ k swap the k x k sub-blocks that lie
+/// across the diagonal (a shuffle and three logic operations each).
+/// Host passes see one lane only and return x (callers take their per-lane
+/// path there, as for warp_ballot).
+KOKKOS_FORCEINLINE_FUNCTION std::uint32_t warp_transpose32(std::uint32_t x, int lane) {
+#if defined(__CUDA_ARCH__)
+  std::uint32_t m = 0x0000ffffu;  // bits b with (b & k) == 0
+  TDMAPS_UNROLL
+  for (int k = 16; k > 0; k >>= 1, m ^= m << k) {
+    const std::uint32_t y = __shfl_xor_sync(0xffffffffu, x, k);
+    x = (lane & k) ? (x & ~m) | ((y & ~m) >> k) : (x & m) | ((y & m) << k);
+  }
+#else
+  (void)lane;
+#endif
+  return x;
 }
 
 }  // namespace intrinsics

@@ -130,6 +130,45 @@ using team_policy_t = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<1024, 1
 template <class ExecSpace>
 using team_member_t = typename team_policy_t<ExecSpace>::member_type;
 
+/// Inside a tile kernel on a GPU team of R threads x rho lanes (the launch
+/// layer's shape): f(lane, first, step) once per thread, with lane in
+/// [0, rho) and the thread's rows first, first + step, ... (step = R). A
+/// kernel keeps its lane's column data in registers and walks its rows,
+/// which is what the tile kernels of the apps do on GPU backends:
+///
+///   for_each_lane(team, log2_block_side(rho), [&](int tj, int first, int step) {
+///     if (tj >= t.cols) return;
+///     const auto cj = load(t.j0 + tj);  // once per thread
+///     for (int ti = first; ti < t.rows; ti += step) f(ti, tj, cj);
+///   });
+///
+/// Every (lane, first) pair is visited once whatever the team shape; with the
+/// launch layer's shape (vector length rho) a warp's lanes are consecutive
+/// columns, so row stores coalesce. On a host team (1 x 1) it is one call per
+/// lane with first = 0, step = 1.
+/// TDMAPS_FORCE_LANE_STEP=R (tests only) makes a one-thread host team call f
+/// as a GPU team of R threads would, so kernels' row stepping is tested on host.
+template <class Member, class F>
+KOKKOS_FORCEINLINE_FUNCTION void for_each_lane(const Member& team, int log2_rho, const F& f) {
+#if defined(TDMAPS_FORCE_LANE_STEP)
+  const int step = team.team_size() == 1 ? TDMAPS_FORCE_LANE_STEP : team.team_size();
+#else
+  const int step = team.team_size();
+#endif
+  const int mask = (1 << log2_rho) - 1;
+  Kokkos::parallel_for(Kokkos::TeamVectorRange(team, step << log2_rho),
+                       [&](const int k) { f(k & mask, k >> log2_rho, step); });
+}
+
+/// The first of a thread's rows first, first + step, ... that is >= lowest
+/// (on a diagonal block: the first row inside the triangle).
+KOKKOS_FORCEINLINE_FUNCTION int first_row_from(int first, int step, int lowest) {
+  return lowest > first ? first + (lowest - first + step - 1) / step * step : first;
+}
+
+/// log2 of a block side (8, 16 or 32).
+KOKKOS_FORCEINLINE_FUNCTION int log2_block_side(int rho) { return rho == 8 ? 3 : rho == 16 ? 4 : 5; }
+
 namespace impl {
 
 // ---- uniform view of single- and multi-launch block maps -----------------
@@ -191,26 +230,43 @@ struct ElementFunctor {
     }
   }
 
+  // GPU teams walk a block as the plain-CUDA kernel does (for_each_lane);
+  // TDMAPS_FORCE_LANE_TILE (tests) makes host teams do so too.
+#if defined(TDMAPS_FORCE_LANE_TILE)
+  static constexpr bool lanes = true;
+#else
+  static constexpr bool lanes = is_gpu_space<ExecSpace>::value;
+#endif
+
   KOKKOS_FORCEINLINE_FUNCTION void run_block(const team_member_t<ExecSpace>& team, const Tile& t) const {
-    // Every element of an off-diagonal block lies in the domain (j <= j0 + rho - 1 < i0 <= i):
-    // only diagonal blocks test elements, a block-uniform branch.
-    if constexpr (is_gpu_space<ExecSpace>::value) {
-      // One flat TeamVectorRange over the rho x rho block. Nested
+    // Every element of an off-diagonal block lies in the domain (j <= j0 +
+    // rho - 1 < i0 <= i): only diagonal blocks start a lane's rows at its
+    // first row inside the triangle (tj + strict <= ti).
+    if constexpr (lanes) {
+      // Each thread keeps its column (lane) and walks its rows first, first
+      // + step, ...: the column and its address are loop-invariant, one test
+      // per block for the last block column, one per row for the last block
+      // row. A flat TeamVectorRange over rows x rho (k -> ti, tj by shift
+      // and mask, and the column test, per element) took 1.25x the time of
+      // the same body in plain CUDA (EDM packed d = 2, BB, n = 30720; 1.43 G
+      // warp instructions against 1.02 G, Nsight Compute); nested
       // TeamThreadRange / ThreadVectorRange loops cost Kokkos 3.4 a lane-mask
-      // division after every vector loop and double the instructions per
-      // element of these light kernels (measured: perf_tests/README.md).
-      const int mask = (1 << log2_rho) - 1;
-      if (!t.diagonal()) {
-        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, t.rows << log2_rho), [&](const int k) {
-          const int tj = k & mask;
-          if (tj < t.cols) kernel(t.i0 + (k >> log2_rho), t.j0 + tj);
-        });
+      // division after every vector loop (perf_tests/README.md).
+      const int strict = t.triangle == Triangle::strict_lower ? 1 : 0;
+      const auto walk = [&](const int tj, const int first, const int step) {
+        if (tj >= t.cols) return;
+        const index_t j = t.j0 + tj;
+        const int start = t.diagonal() ? first_row_from(first, step, tj + strict) : first;
+        index_t i = t.i0 + start;
+        for (int ti = start; ti < t.rows; ti += step, i += step) kernel(i, j);
+      };
+      if constexpr (intrinsics::warp_code()) {
+        // CUDA: the team is a block of (rho, R) threads, each thread exactly
+        // one (lane, first) pair: no loop around it (for_each_lane's
+        // TeamVectorRange costs its bounds and loop test per block).
+        walk(intrinsics::thread_x(), intrinsics::thread_y(), intrinsics::block_dim_y());
       } else {
-        const int strict = t.triangle == Triangle::strict_lower ? 1 : 0;
-        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, t.rows << log2_rho), [&](const int k) {
-          const int ti = k >> log2_rho, tj = k & mask;
-          if (tj + strict <= ti && tj < t.cols) kernel(t.i0 + ti, t.j0 + tj);
-        });
+        for_each_lane(team, log2_rho, walk);
       }
     } else {
       // Host: a team of one walks the block; the inner loop vectorises.
@@ -370,44 +426,6 @@ KOKKOS_FORCEINLINE_FUNCTION void for_each_in_tile(const Member& team, const Tile
   });
 }
 
-/// Inside a tile kernel on a GPU team of R threads x rho lanes (the launch
-/// layer's shape): f(lane, first, step) once per thread, with lane in
-/// [0, rho) and the thread's rows first, first + step, ... (step = R). A
-/// kernel keeps its lane's column data in registers and walks its rows,
-/// which is what the tile kernels of the apps do on GPU backends:
-///
-///   for_each_lane(team, log2_block_side(rho), [&](int tj, int first, int step) {
-///     if (tj >= t.cols) return;
-///     const auto cj = load(t.j0 + tj);  // once per thread
-///     for (int ti = first; ti < t.rows; ti += step) f(ti, tj, cj);
-///   });
-///
-/// Every (lane, first) pair is visited once whatever the team shape; with the
-/// launch layer's shape (vector length rho) a warp's lanes are consecutive
-/// columns, so row stores coalesce. On a host team (1 x 1) it is one call per
-/// lane with first = 0, step = 1.
-/// TDMAPS_FORCE_LANE_STEP=R (tests only) makes a one-thread host team call f
-/// as a GPU team of R threads would, so kernels' row stepping is tested on host.
-template <class Member, class F>
-KOKKOS_FORCEINLINE_FUNCTION void for_each_lane(const Member& team, int log2_rho, const F& f) {
-#if defined(TDMAPS_FORCE_LANE_STEP)
-  const int step = team.team_size() == 1 ? TDMAPS_FORCE_LANE_STEP : team.team_size();
-#else
-  const int step = team.team_size();
-#endif
-  const int mask = (1 << log2_rho) - 1;
-  Kokkos::parallel_for(Kokkos::TeamVectorRange(team, step << log2_rho),
-                       [&](const int k) { f(k & mask, k >> log2_rho, step); });
-}
-
-/// The first of a thread's rows first, first + step, ... that is >= lowest
-/// (on a diagonal block: the first row inside the triangle).
-KOKKOS_FORCEINLINE_FUNCTION int first_row_from(int first, int step, int lowest) {
-  return lowest > first ? first + (lowest - first + step - 1) / step * step : first;
-}
-
-/// log2 of a block side (8, 16 or 32).
-KOKKOS_FORCEINLINE_FUNCTION int log2_block_side(int rho) { return rho == 8 ? 3 : rho == 16 ? 4 : 5; }
 
 }  // namespace tdmaps
 
