@@ -55,7 +55,8 @@
 //             skipped (TileKernel::own_columns).
 //             The linear kernel computes each word in one thread
 //             and stores it whole (bits past the last pair 0). The count is
-//             the popcount of the words.
+//             the popcount of the words, or, on the GPU tile path, the
+//             kernel's own count of the bits it sets (as for count).
 //   pairs     the exact list of colliding pairs, a (k x 2) int64 View of
 //             (i, j), j < i, sorted by packed index (i ascending, then j),
 //             i.e. numpy's np.argwhere(np.tril(mask, -1)) order. Two passes:
