@@ -893,16 +893,18 @@ void run_linear(const ExecSpace& space, const EdmData<Real, typename ExecSpace::
 
 /// The tile kernel's GPU launch shape where the caller left it to tdmaps
 /// (0 in LaunchHints), at block side 32, measured on the H100 at n = 30720,
-/// d = 4, lambda (perf_tests/README.md, team threads x blocks per team): one
-/// warp per block (the 32-row walk of whole blocks); full: 2 blocks per team
-/// (0.65 ms; 1 block: 0.64 ms, BB 0.75 ms); packed and condensed, whose rows
-/// are written in aligned chunks (gpu_rows_aligned): 4 blocks per team
-/// (packed 0.66 ms, condensed 0.70 ms; 1 block 0.69 / 0.72 ms; 64-thread
-/// teams, whose rows take the general walk, 1.3-1.8 ms in a first version).
+/// d = 2 and 4, lambda (perf_tests/README.md, team threads x blocks per
+/// team; results/h100/own_columns/): one warp per block (the 32-row walk of
+/// whole blocks); full: 1 block per team (0.635-0.650 ms against 0.649-0.659
+/// with 2, the default before the checked sqrt made the walk shorter);
+/// packed and condensed, whose rows are written in aligned chunks
+/// (gpu_rows_aligned): 4 blocks per team (packed 0.63 ms, condensed 0.65 ms;
+/// 1 block 0.645 / 0.677 ms; 64-thread teams, whose rows take the general
+/// walk, 1.3-1.8 ms in a first version).
 inline LaunchHints tile_hints(LaunchHints h, Layout layout, int rho) {
   if (rho != 32) return h;
   if (h.team_threads == 0) h.team_threads = 32;
-  if (h.blocks_per_team == 0) h.blocks_per_team = layout == Layout::full ? 2 : 4;
+  if (h.blocks_per_team == 0) h.blocks_per_team = layout == Layout::full ? 1 : 4;
   return h;
 }
 
