@@ -176,9 +176,10 @@ struct Output {
   Kokkos::View<std::int32_t*, MemorySpace> intflags;  ///< intflags: pair_count(n) entries, given by the caller
   PairList<MemorySpace> pairs;                        ///< pairs: (re)allocated to (count, 2)
   index_t max_pairs = -1;                             ///< pairs: more throw std::length_error; < 0: no cap
-  /// count, intflags: the kernel's counters; allocated by the first call that
-  /// needs them and reused by later calls with this Output (no allocation,
-  /// and no free that synchronises the device, per call).
+  /// count, intflags (and flags on the GPU tile path): the kernel's
+  /// counters; allocated by the first call that needs them and reused by
+  /// later calls with this Output (no allocation, and no free that
+  /// synchronises the device, per call).
   Kokkos::View<unsigned long long*, MemorySpace> counters;
 };
 
