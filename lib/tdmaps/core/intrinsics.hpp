@@ -52,37 +52,6 @@ KOKKOS_FORCEINLINE_FUNCTION float sqrt_rn(float x) {
 #endif
 }
 
-KOKKOS_FORCEINLINE_FUNCTION std::uint32_t float_bits(float x) {
-#if defined(__CUDA_ARCH__)
-  return __float_as_uint(x);
-#else
-  std::uint32_t u;
-  std::memcpy(&u, &x, sizeof u);
-  return u;
-#endif
-}
-
-/// sqrt_rn(x) for x in [2^-101, FLT_MAX] without the branch that IEEE
-/// sqrt spends on the other inputs: on CUDA the fast path nvcc itself emits
-/// for sqrt.rn.f32 (MUFU.RSQ, two multiplies, two FMAs: the same
-/// instructions, so the same bits), and `odd` is set (never cleared) for x
-/// outside that range (zero, subnormal or tiny, negative, infinite, NaN),
-/// where the value is not sqrt_rn(x) and the caller must recompute it with
-/// sqrt_rn. A caller can thus test once for a run of values (one predicate
-/// OR per value) and take the branch only when a rare input is there. Host:
-/// std::sqrt, `odd` set as on CUDA.
-KOKKOS_FORCEINLINE_FUNCTION float sqrt_rn_or_flag(float x, bool& odd) {
-  odd |= float_bits(x) - 0x0d000000u > 0x727fffffu;  // bits outside [2^-101, FLT_MAX]
-#if defined(__CUDA_ARCH__)
-  float rs;
-  asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(rs) : "f"(x));
-  const float y = __fmul_rn(x, rs), h = __fmul_rn(rs, 0.5f);
-  return __fmaf_rn(__fmaf_rn(-y, y, x), h, y);
-#else
-  return std::sqrt(x);
-#endif
-}
-
 /// Hardware reciprocal square root (approximate on CUDA: MUFU.RSQ).
 KOKKOS_FORCEINLINE_FUNCTION float rsqrt(float x) {
 #if defined(__CUDA_ARCH__)
@@ -111,6 +80,9 @@ KOKKOS_FORCEINLINE_FUNCTION std::int32_t float_as_int(float x) {
 #endif
 }
 
+/// The bits of x as an unsigned word (float_as_int's, unsigned).
+KOKKOS_FORCEINLINE_FUNCTION std::uint32_t float_bits(float x) { return static_cast<std::uint32_t>(float_as_int(x)); }
+
 KOKKOS_FORCEINLINE_FUNCTION float int_as_float(std::int32_t i) {
 #if defined(__CUDA_ARCH__)
   return __int_as_float(i);
@@ -118,6 +90,27 @@ KOKKOS_FORCEINLINE_FUNCTION float int_as_float(std::int32_t i) {
   float x;
   std::memcpy(&x, &i, sizeof x);
   return x;
+#endif
+}
+
+/// sqrt_rn(x) for x in [2^-101, FLT_MAX] without the branch that IEEE
+/// sqrt spends on the other inputs: on CUDA the fast path nvcc itself emits
+/// for sqrt.rn.f32 (MUFU.RSQ, two multiplies, two FMAs: the same
+/// instructions, so the same bits), and `odd` is set (never cleared) for x
+/// outside that range (zero, subnormal or tiny, negative, infinite, NaN),
+/// where the value is not sqrt_rn(x) and the caller must recompute it with
+/// sqrt_rn. A caller can thus test once for a run of values (one predicate
+/// OR per value) and take the branch only when a rare input is there. Host:
+/// std::sqrt, `odd` set as on CUDA.
+KOKKOS_FORCEINLINE_FUNCTION float sqrt_rn_or_flag(float x, bool& odd) {
+  odd |= float_bits(x) - 0x0d000000u > 0x727fffffu;  // bits outside [2^-101, FLT_MAX]
+#if defined(__CUDA_ARCH__)
+  float rs;
+  asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(rs) : "f"(x));
+  const float y = __fmul_rn(x, rs), h = __fmul_rn(rs, 0.5f);
+  return __fmaf_rn(__fmaf_rn(-y, y, x), h, y);
+#else
+  return std::sqrt(x);
 #endif
 }
 
