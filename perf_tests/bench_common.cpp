@@ -99,7 +99,7 @@ Own options (LIST: comma-separated numbers or first:last:step ranges):
   --edm-n=LIST --edm-d=LIST --edm-rho=LIST
   --edm-layouts=packed,condensed,full --edm-kernels=element,tile,linear
   --collision-n=LIST --collision-rho=LIST --collision-dims=LIST (of 1,3)
-  --collision-results=count,intflags,flags,pairs --collision-kernels=tile,element,linear
+  --collision-results=count,intflags,flags,rowflags,pairs --collision-kernels=tile,element,linear
   --team-threads=LIST   GPU threads per team of the EDM and collision cases,
                         0 = the library's default (variant suffix _t<threads>)
   --blocks-per-team=LIST  blocks each team takes in turn (EDM and collision
@@ -185,8 +185,9 @@ Options parse_options(int argc, char** argv, bool& show_help) {
       need_value();
       o.collision_results = parse_name_list(value);
       for (const auto& r : o.collision_results)
-        if (r != "count" && r != "intflags" && r != "flags" && r != "pairs")
-          throw std::invalid_argument("--collision-results: unknown result '" + r + "' (known: count, intflags, flags, pairs)");
+        if (r != "count" && r != "intflags" && r != "flags" && r != "rowflags" && r != "pairs")
+          throw std::invalid_argument("--collision-results: unknown result '" + r +
+                                      "' (known: count, intflags, flags, rowflags, pairs)");
     } else if (key == "--collision-kernels") {
       need_value();
       o.collision_kernels = parse_name_list(value);

@@ -57,6 +57,19 @@
 //             and stores it whole (bits past the last pair 0). The count is
 //             the popcount of the words, or, on the GPU tile path, the
 //             kernel's own count of the bits it sets (as for count).
+//   rowflags  the bit flags with every row starting a word: row i (pairs j
+//             < i) takes ceil(i / 32) words from row_flag_word(i), pair (i,
+//             j) is bit j % 32 of word row_flag_word(i) + j / 32 (little-
+//             endian uint32; bits past j = i - 1 are 0), row_flag_words(n)
+//             words in all (fewer than n more than flag_words(n)). A row is a
+//             bitset of its own (its words, popcounts, ctz walks); and at
+//             block side 32 the 32 pairs of a block's row are exactly one
+//             word: the GPU tile kernel stores each word whole, once, with
+//             a plain store: no zeroing, no atomics (the bit flags above
+//             pay both, since their words straddle blocks). The linear
+//             kernel computes a word per thread; the other kernels and
+//             block sides zero the words and set bits with atomic_fetch_or.
+//             Counted as flags are.
 //   pairs     the exact list of colliding pairs, a (k x 2) int64 View of
 //             (i, j), j < i, sorted by packed index (i ascending, then j),
 //             i.e. numpy's np.argwhere(np.tril(mask, -1)) order. Two passes:
@@ -142,7 +155,7 @@ namespace tdmaps {
 namespace collision {
 
 /// What collide() produces besides the count.
-enum class Result { count, flags, pairs, intflags };
+enum class Result { count, flags, pairs, intflags, rowflags };
 /// Which kernel tests the pairs.
 enum class Kernel { tile, element, linear };
 /// Radius presets (default_radii).
@@ -154,6 +167,7 @@ inline const char* name(Result r) {
     case Result::flags: return "flags";
     case Result::pairs: return "pairs";
     case Result::intflags: return "intflags";
+    case Result::rowflags: return "rowflags";
   }
   return "?";
 }
@@ -174,6 +188,7 @@ template <class MemorySpace>
 struct Output {
   Kokkos::View<std::uint32_t*, MemorySpace> flags;    ///< flags: flag_words(n) words, given by the caller
   Kokkos::View<std::int32_t*, MemorySpace> intflags;  ///< intflags: pair_count(n) entries, given by the caller
+  Kokkos::View<std::uint32_t*, MemorySpace> rowflags;  ///< rowflags: row_flag_words(n) words, given by the caller
   PairList<MemorySpace> pairs;                        ///< pairs: (re)allocated to (count, 2)
   index_t max_pairs = -1;                             ///< pairs: more throw std::length_error; < 0: no cap
   /// count, intflags (and flags on the GPU tile path): the kernel's
@@ -189,6 +204,26 @@ KOKKOS_INLINE_FUNCTION constexpr index_t pair_count(index_t n) { return n > 1 ? 
 KOKKOS_INLINE_FUNCTION constexpr index_t pair_index(index_t i, index_t j) { return tri(i - 1) + j; }
 /// uint32 words of the bit-packed flags of n spheres.
 KOKKOS_INLINE_FUNCTION constexpr index_t flag_words(index_t n) { return (pair_count(n) + 31) / 32; }
+/// First word of row i of the row-aligned bit flags (Result::rowflags):
+/// rows k < i take ceil(k / 32) words each, which is (q + 1) (16 q + r) for
+/// i - 1 = 32 q + r, 0 <= r < 32 (rows 1 .. 32 one word each, 33 .. 64 two,
+/// ...); 0 for i <= 1.
+KOKKOS_INLINE_FUNCTION constexpr index_t row_flag_word(index_t i) {
+  return i <= 1 ? 0 : ((i - 1) / 32 + 1) * (16 * ((i - 1) / 32) + (i - 1) % 32);
+}
+/// uint32 words of the row-aligned bit flags of n spheres.
+KOKKOS_INLINE_FUNCTION constexpr index_t row_flag_words(index_t n) { return n > 1 ? row_flag_word(n) : 0; }
+/// The row i and the word k inside it (columns 32 k .. 32 k + 31) of word w
+/// of the row-aligned bit flags: the inverse of row_flag_word. Rows 32 q + 1
+/// .. 32 q + 32 take q + 1 words each from 16 q (q + 1) = 32 T(q), so q =
+/// tri_root(w / 32) (exact for w / 32 <= T(2^31)), then a division by q + 1.
+KOKKOS_INLINE_FUNCTION void row_of_flag_word(index_t w, index_t& i, index_t& k) {
+  const index_t q = tri_root(w >> 5);
+  const index_t off = w - 32 * tri(q);
+  const index_t r = off / (q + 1);
+  i = 32 * q + 1 + r;
+  k = off - r * (q + 1);
+}
 
 // ---- random spheres ---------------------------------------------------------
 
@@ -327,7 +362,7 @@ using counter_t = unsigned long long;
 constexpr int count_slots = 256;
 constexpr int slot_stride = 8;
 
-enum class Mode : int { count, flags, intflags, row_count, append };
+enum class Mode : int { count, flags, intflags, row_count, append, rowflags };
 
 KOKKOS_FORCEINLINE_FUNCTION bool finite(float x) { return x - x == 0.0f; }  // NaN and inf give NaN
 
@@ -336,7 +371,7 @@ struct Buffers {
   ConstSpheres<MemorySpace> s;
   Mode mode = Mode::count;
   Kokkos::View<counter_t*, MemorySpace> slots;           ///< count, intflags
-  Kokkos::View<std::uint32_t*, MemorySpace> words;       ///< flags
+  Kokkos::View<std::uint32_t*, MemorySpace> words;       ///< flags, rowflags
   Kokkos::View<std::int32_t*, MemorySpace> ints;         ///< intflags
   Kokkos::View<counter_t*, MemorySpace> rows;            ///< row_count: per-row count; append: per-row cursor
   Kokkos::View<const index_t*, MemorySpace> row_offset;  ///< append: n + 1 exclusive offsets
@@ -373,6 +408,8 @@ struct Buffers {
       if (h) Kokkos::atomic_add(&slots(((i + j) & (count_slots - 1)) * slot_stride), counter_t(1));
     } else if constexpr (M == Mode::flags) {
       if (h) Kokkos::atomic_fetch_or(&words(p >> 5), std::uint32_t(1) << (p & 31));
+    } else if constexpr (M == Mode::rowflags) {
+      if (h) Kokkos::atomic_fetch_or(&words(row_flag_word(i) + (j >> 5)), std::uint32_t(1) << (j & 31));
     } else if constexpr (M == Mode::intflags) {
       ints(p) = h ? 1 : 0;
       // Counted as for Mode::count: cheaper than reading the T(n - 1) ints back.
@@ -393,6 +430,7 @@ struct Buffers {
       case Mode::intflags: apply<Mode::intflags>(i, j, p, h); break;
       case Mode::row_count: apply<Mode::row_count>(i, j, p, h); break;
       case Mode::append: apply<Mode::append>(i, j, p, h); break;
+      case Mode::rowflags: apply<Mode::rowflags>(i, j, p, h); break;
     }
   }
 };
@@ -483,6 +521,27 @@ struct LinearRun {
   KOKKOS_FUNCTION void operator()(const Run& r) const { k.template run<M, Width>(r); }
 };
 
+/// Linear kernel of the row-aligned bit flags: one thread per word w
+/// (row_of_flag_word), which it computes whole and stores (no zeroing, no
+/// atomics).
+template <class MemorySpace>
+struct RowWordKernel {
+  LinearKernel<MemorySpace> k;
+  KOKKOS_FUNCTION void operator()(const index_t w) const {
+    index_t i, word;
+    row_of_flag_word(w, i, word);
+    const index_t j0 = 32 * word;
+    const int count = i - j0 < 32 ? static_cast<int>(i - j0) : 32;
+    const Sphere4 si = k.sphere(i);
+    std::uint32_t bits = 0;
+    for (int s = 0; s < count; ++s) {
+      const Sphere4 sj = k.sphere(j0 + s);
+      if (collides(si.c[0], si.c[1], si.c[2], si.c[3], sj.c[0], sj.c[1], sj.c[2], sj.c[3])) bits |= std::uint32_t(1) << s;
+    }
+    k.b.words(w) = bits;
+  }
+};
+
 /// Tile kernel: block-space maps; the block's spheres are staged in team scratch.
 template <class ExecSpace>
 struct TileKernel {
@@ -529,10 +588,29 @@ struct TileKernel {
     return Sphere{{b.s(g, 0), b.s(g, 1), b.s(g, 2), b.s(g, 3)}};
   }
 
+  template <Mode M>
   KOKKOS_FORCEINLINE_FUNCTION void lane_tile_body(const team_member_t<ExecSpace>& team, const Tile& t) const {
     Sphere* staged = static_cast<Sphere*>(t.scratch);  // aligned to tile_scratch_alignment
+    constexpr bool aligned = M == Mode::intflags;      // lane_rows: only int flags read the window's first half
+    if constexpr (!aligned && intrinsics::warp_code()) {
+      // CUDA, a team of one warp (the default at block side 32) on a whole
+      // off-diagonal block: own columns. The lane's column sphere goes
+      // straight to registers, only the row spheres are staged; straight-line
+      // code from threadIdx (the general staging below is a vector loop with
+      // bounds and 64-bit index math per sphere).
+      if (rho == 32 && s_vector && intrinsics::block_dim_y() == 1 && t.rows == 32 && !t.diagonal()) {
+        const int lane = intrinsics::thread_x();
+        const Sphere* const sp = reinterpret_cast<const Sphere*>(b.s.data());
+        staged[lane] = sp[t.i0 + lane];
+        const Sphere mine = sp[t.j0 + lane];
+        team.team_barrier();
+        int hits = 0;
+        own_columns<M>(t, staged, mine, lane, hits);
+        add_hits<M>(t, lane, hits, true);
+        return;
+      }
+    }
     const index_t n = b.s.extent(0), w0 = t.j0 - rho;
-    const bool aligned = b.mode == Mode::intflags;  // lane_rows: only int flags read the window's first half
     if (s_vector && (w0 >= 0 || !aligned) && t.i0 + rho <= n) {
       // Every staged sphere inside [0, n) (j0 <= i0, and w0 >= 0 where the
       // window's first half is read): one vector load and one store each, no
@@ -550,12 +628,21 @@ struct TileKernel {
       });
     }
     team.team_barrier();
-    switch (b.mode) {  // uniform over the launch
-      case Mode::count: return lane_rows<Mode::count>(team, t, staged, staged + rho);
-      case Mode::flags: return lane_rows<Mode::flags>(team, t, staged, staged + rho);
-      case Mode::intflags: return lane_rows<Mode::intflags>(team, t, staged, staged + rho);
-      case Mode::row_count: return lane_rows<Mode::row_count>(team, t, staged, staged + rho);
-      case Mode::append: return lane_rows<Mode::append>(team, t, staged, staged + rho);
+    lane_rows<M>(team, t, staged, staged + rho);
+  }
+
+  /// Count, int flags and both bit flags: a thread's hits (a warp's, summed,
+  /// when `warp`) added to one of the spread counters.
+  template <Mode M>
+  KOKKOS_FORCEINLINE_FUNCTION void add_hits(const Tile& t, const int lane, int hits, const bool warp) const {
+    if constexpr (M == Mode::count || M == Mode::intflags || M == Mode::flags || M == Mode::rowflags) {
+      if (warp) hits = intrinsics::warp_sum(hits);
+      if (hits > 0 && (!warp || lane == 0)) {
+        const index_t slot = ((t.i0 >> rho_log2) + (t.j0 >> rho_log2) + lane) & (count_slots - 1);
+        Kokkos::atomic_add(&b.slots(slot * slot_stride), static_cast<counter_t>(hits));
+      }
+    } else {
+      (void)t, (void)lane, (void)hits, (void)warp;
     }
   }
 
@@ -638,13 +725,7 @@ TDMAPS_UNROLL_BY(8)
           }
         }
       }
-      if constexpr (M == Mode::count || M == Mode::intflags || M == Mode::flags) {  // flags: counted here (tile)
-        if (warp) hits = intrinsics::warp_sum(hits);
-        if (hits > 0 && (!warp || lane == 0)) {
-          const index_t slot = ((t.i0 >> rho_log2) + (t.j0 >> rho_log2) + lane) & (count_slots - 1);
-          Kokkos::atomic_add(&b.slots(slot * slot_stride), static_cast<counter_t>(hits));
-        }
-      }
+      add_hits<M>(t, lane, hits, warp);  // bit flags: counted here (tile)
     });
   }
 
@@ -690,6 +771,10 @@ TDMAPS_UNROLL_BY(8)
       hits = intrinsics::popcount(col);
       const std::uint32_t row = intrinsics::warp_transpose32(col, lane);
       if (row != 0) b.or_bits(pair_index(t.i0 + lane, t.j0), row);
+    } else if constexpr (M == Mode::rowflags) {
+      // The block's row i0 + L is word j0 / 32 of that row, whole: a plain store.
+      hits = intrinsics::popcount(col);
+      b.words(row_flag_word(t.i0 + lane) + (t.j0 >> 5)) = intrinsics::warp_transpose32(col, lane);
     } else if constexpr (M == Mode::row_count || M == Mode::append) {
       for (std::uint32_t m = col; m != 0; m &= m - 1) {
         const index_t i = t.i0 + intrinsics::lowest_bit(m), j = t.j0 + lane;
@@ -718,14 +803,26 @@ TDMAPS_UNROLL_BY(8)
       } else if (h) {
         Kokkos::atomic_fetch_or(&b.words(p >> 5), std::uint32_t(1) << (p & 31));
       }
+    } else if constexpr (M == Mode::rowflags) {
+      hits += h ? 1 : 0;
+      if (warp) {
+        // The warp's 32 lanes are columns j0 .. j0 + 31 of row i: word j0 / 32
+        // of row i, whole (invalid lanes 0), when the row has it (j0 < i).
+        const std::uint32_t bits = intrinsics::warp_ballot(h);
+        if (lane == 0 && j - lane < i) b.words(row_flag_word(i) + ((j - lane) >> 5)) = bits;
+      } else if (h) {
+        b.template apply<M>(i, j, p, true);
+      }
     } else {
       if (h) b.template apply<M>(i, j, p, true);
     }
   }
 
-  KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team, const Tile& t) const {
+  /// One block, result mode M (a kernel per mode: no run-time switch per block).
+  template <Mode M>
+  KOKKOS_FORCEINLINE_FUNCTION void run(const team_member_t<ExecSpace>& team, const Tile& t) const {
     if constexpr (lane_tile) {
-      lane_tile_body(team, t);
+      lane_tile_body<M>(team, t);
       return;
     }
     const Scratch sh(static_cast<float*>(t.scratch), 8, rho);
@@ -739,10 +836,17 @@ TDMAPS_UNROLL_BY(8)
     team.team_barrier();
     for_each_in_tile(team, t, [&](const int ti, const int tj) {
       const index_t i = t.i0 + ti, j = t.j0 + tj;
-      b.apply(i, j, pair_index(i, j),
+      b.template apply<M>(i, j, pair_index(i, j),
               collides(sh(0, ti), sh(1, ti), sh(2, ti), sh(3, ti), sh(4, tj), sh(5, tj), sh(6, tj), sh(7, tj)));
     });
   }
+};
+
+/// The tile kernel of one result mode, as for_each_tile calls it.
+template <class ExecSpace, Mode M>
+struct TileKernelOf {
+  TileKernel<ExecSpace> k;
+  KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team, const Tile& t) const { k.template run<M>(team, t); }
 };
 
 // ---- small host-launched helpers (functors: usable from any calling context) --
@@ -849,13 +953,25 @@ void launch(const ExecSpace& space, const Map& map, Kernel kernel, const Buffers
       case Mode::count: for_each_run<4>(space, n, t, rows, LinearRun<mem, Mode::count, 4>{k}, label); break;
       case Mode::row_count: for_each_run<4>(space, n, t, rows, LinearRun<mem, Mode::row_count, 4>{k}, label); break;
       case Mode::append: for_each_run<4>(space, n, t, rows, LinearRun<mem, Mode::append, 4>{k}, label); break;
+      case Mode::rowflags:
+        Kokkos::parallel_for(label, range_t<ExecSpace>(space, 0, row_flag_words(n)), RowWordKernel<mem>{k});
+        break;
     }
     return;
   }
   if constexpr (tdmaps::impl::is_block_space<Map>) {
     const int rho = map.domain.rho;
-    for_each_tile(space, map, TileKernel<ExecSpace>::scratch_bytes(rho), TileKernel<ExecSpace>(b, rho), label,
-                  tile_hints(hints, b.mode, rho));
+    const TileKernel<ExecSpace> k(b, rho);
+    const std::size_t bytes = TileKernel<ExecSpace>::scratch_bytes(rho);
+    const LaunchHints h = tile_hints(hints, b.mode, rho);
+    switch (b.mode) {
+      case Mode::count: for_each_tile(space, map, bytes, TileKernelOf<ExecSpace, Mode::count>{k}, label, h); break;
+      case Mode::flags: for_each_tile(space, map, bytes, TileKernelOf<ExecSpace, Mode::flags>{k}, label, h); break;
+      case Mode::intflags: for_each_tile(space, map, bytes, TileKernelOf<ExecSpace, Mode::intflags>{k}, label, h); break;
+      case Mode::row_count: for_each_tile(space, map, bytes, TileKernelOf<ExecSpace, Mode::row_count>{k}, label, h); break;
+      case Mode::append: for_each_tile(space, map, bytes, TileKernelOf<ExecSpace, Mode::append>{k}, label, h); break;
+      case Mode::rowflags: for_each_tile(space, map, bytes, TileKernelOf<ExecSpace, Mode::rowflags>{k}, label, h); break;
+    }
   } else {
     throw std::invalid_argument(std::string("tdmaps::collision: the tile kernel needs a block-space map; '") +
                                 Map::name + "' is a thread-space map (use the element kernel)");
@@ -962,6 +1078,10 @@ index_t collide(const ExecSpace& space, const ConstSpheres<typename ExecSpace::m
   if (result == Result::flags && static_cast<index_t>(out.flags.extent(0)) != flag_words(n))
     throw std::invalid_argument("tdmaps::collision: flags has " + std::to_string(out.flags.extent(0)) + " words; n = " +
                                 std::to_string(n) + " spheres need flag_words(n) = " + std::to_string(flag_words(n)));
+  if (result == Result::rowflags && static_cast<index_t>(out.rowflags.extent(0)) != row_flag_words(n))
+    throw std::invalid_argument("tdmaps::collision: rowflags has " + std::to_string(out.rowflags.extent(0)) +
+                                " words; n = " + std::to_string(n) +
+                                " spheres need row_flag_words(n) = " + std::to_string(row_flag_words(n)));
   if (result == Result::intflags && static_cast<index_t>(out.intflags.extent(0)) != pair_count(n))
     throw std::invalid_argument("tdmaps::collision: intflags has " + std::to_string(out.intflags.extent(0)) +
                                 " entries; n = " + std::to_string(n) + " spheres need pair_count(n) = " +
@@ -974,19 +1094,27 @@ index_t collide(const ExecSpace& space, const ConstSpheres<typename ExecSpace::m
   switch (result) {
     case Result::count:
     case Result::intflags:
+    case Result::rowflags:
     case Result::flags: {
       // The GPU tile kernel counts bit flags as it sets them (as count
       // does); the other kernels' flags are counted from the words.
-      const bool counted = result != Result::flags || (kernel == Kernel::tile && impl::TileKernel<ExecSpace>::lane_tile);
-      if (result == Result::flags) {
-        b.words = out.flags;
-        // The tile and element kernels set bits only; the linear one writes whole words.
-        if (kernel != Kernel::linear) Kokkos::deep_copy(space, b.words, std::uint32_t(0));
+      const bool bits = result == Result::flags || result == Result::rowflags;
+      const bool counted = !bits || (kernel == Kernel::tile && impl::TileKernel<ExecSpace>::lane_tile);
+      if (bits) {
+        b.words = result == Result::flags ? out.flags : out.rowflags;
+        // The linear kernel writes whole words, and so does the GPU tile
+        // kernel the row-aligned flags at block side 32 (a warp per block
+        // row); the other kernels set bits only.
+        const bool whole = kernel == Kernel::linear ||
+                           (result == Result::rowflags && kernel == Kernel::tile &&
+                            tdmaps::is_gpu_space<ExecSpace>::value && map.domain.rho == 32);
+        if (!whole) Kokkos::deep_copy(space, b.words, std::uint32_t(0));
       }
       if (!counted) {
-        b.mode = impl::Mode::flags;
-        if (n > 1) impl::launch(space, map, kernel, b, "flags", hints);
-        total = impl::sum(space, "tdmaps::collision::flags_popcount", flag_words(n), impl::PopcountWords<mem>{b.words});
+        b.mode = result == Result::flags ? impl::Mode::flags : impl::Mode::rowflags;
+        if (n > 1) impl::launch(space, map, kernel, b, name(result), hints);
+        total = impl::sum(space, "tdmaps::collision::flags_popcount", static_cast<index_t>(b.words.extent(0)),
+                          impl::PopcountWords<mem>{b.words});
         break;
       }
       if (static_cast<index_t>(out.counters.extent(0)) != impl::count_slots * impl::slot_stride)
@@ -996,8 +1124,9 @@ index_t collide(const ExecSpace& space, const ConstSpheres<typename ExecSpace::m
       Kokkos::deep_copy(space, out.counters, impl::counter_t(0));
       b.slots = out.counters;
       b.ints = out.intflags;
-      b.mode = result == Result::count ? impl::Mode::count
+      b.mode = result == Result::count      ? impl::Mode::count
                : result == Result::intflags ? impl::Mode::intflags
+               : result == Result::rowflags ? impl::Mode::rowflags
                                             : impl::Mode::flags;
       if (n > 1) impl::launch(space, map, kernel, b, name(result), hints);
       total = impl::sum(space, "tdmaps::collision::count_sum", impl::count_slots * impl::slot_stride,

@@ -4,7 +4,7 @@
 Usage: test_cli.py PATH/TO/tdmaps-collide
 
 Checks, on data generated here (fixed seeds, centres and radii on the 2^-24
-grid, where fp64 is exact), that the count, the pair list, the bit flags and
+grid, where fp64 is exact), that the count, the pair list, both bit flags and
 the int flags equal a numpy brute force for several maps, kernels and block
 sides, 1-D and 3-D, .npy (float32 and float64) and .csv input; that --random
 with --save-input agrees with the brute force on the saved spheres; and that
@@ -100,6 +100,23 @@ def check_results(tmp, path, s, label, extra):
         ok = (w.dtype == np.uint32 and w.shape == ((len(mask) + 31) // 32,) and
               np.array_equal(bits[: len(mask)].astype(bool), mask) and not bits[len(mask):].any())
     check(ok, f"{label}: bit flags differ from the brute force (rc {rc}, {err.strip()})")
+    # row-aligned bit flags: row i (pairs j < i) is ceil(i / 32) words of its own
+    o = os.path.join(tmp, "rowflags.npy")
+    rc, out, err = run(["--input", path, "--result", "rowflags", "--output", o] + extra)
+    ok = rc == 0 and os.path.exists(o)
+    if ok:
+        w = np.load(o)
+        n = len(s)
+        ok = w.dtype == np.uint32 and w.shape == (sum((i + 31) // 32 for i in range(n)),)
+        at = 0
+        for i in range(1, n):
+            if not ok:
+                break
+            words = (i + 31) // 32
+            bits = np.unpackbits(w[at:at + words].view(np.uint8), bitorder="little")
+            ok = np.array_equal(bits[:i].astype(bool), mask[ii == i]) and not bits[i:].any()
+            at += words
+    check(ok, f"{label}: row-aligned bit flags differ from the brute force (rc {rc}, {err.strip()})")
     # int flags
     o = os.path.join(tmp, "intflags.npy")
     rc, out, err = run(["--input", path, "--result", "intflags", "--output", o] + extra)

@@ -87,6 +87,32 @@ std::string check_all_results(const tc::ConstSpheres<Mem>& spheres, const Map& m
       }
   }
 
+  // row-aligned bit flags, poisoned
+  out.rowflags = Kokkos::View<std::uint32_t*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rowflags"),
+                                                   static_cast<std::size_t>(tc::row_flag_words(n)));
+  Kokkos::deep_copy(Space(), out.rowflags, 0x5A5A5A5Au);
+  const index_t cr = tc::collide(Space(), spheres, map, tc::Result::rowflags, kernel, out, hints);
+  if (cr != e.count) err << "rowflags count " << cr << " != " << e.count << "; ";
+  {
+    auto w = to_host(out.rowflags);
+    // Independent of row_flag_word: the rows' words counted one by one.
+    std::vector<std::uint32_t> want;
+    std::size_t p = 0;
+    for (index_t i = 1; i < n; ++i) {
+      const std::size_t first = want.size();
+      want.resize(first + static_cast<std::size_t>((i + 31) / 32), 0u);
+      for (index_t j = 0; j < i; ++j, ++p)
+        if (e.mask[p]) want[first + static_cast<std::size_t>(j / 32)] |= 1u << (j % 32);
+    }
+    if (w.extent(0) != want.size()) err << "rowflags has " << w.extent(0) << " words, rows need " << want.size() << "; ";
+    int bad = 0;
+    for (std::size_t k = 0; k < want.size() && k < w.extent(0) && bad < 3; ++k)
+      if (w(k) != want[k]) {
+        err << "row flag word " << k << " = " << std::hex << w(k) << " != " << want[k] << std::dec << "; ";
+        ++bad;
+      }
+  }
+
   // int flags, poisoned
   out.intflags = Kokkos::View<std::int32_t*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "intflags"),
                                                   static_cast<std::size_t>(np));
@@ -379,11 +405,48 @@ TEST(TEST_CATEGORY, collision_rejects_bad_input_naming_it) {
   m = thrown_message([&] { tc::collide(Space(), s, tdmaps::LambdaMap<>(40, 8, t), tc::Result::flags, tc::Kernel::tile, out); });
   EXPECT_NE(m.find("flags has 26 words"), std::string::npos) << m;
   EXPECT_NE(m.find("= 25"), std::string::npos) << m;
+  out.rowflags = Kokkos::View<std::uint32_t*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rowflags"), 26);
+  m = thrown_message([&] { tc::collide(Space(), s, tdmaps::LambdaMap<>(40, 8, t), tc::Result::rowflags, tc::Kernel::tile, out); });
+  EXPECT_NE(m.find("rowflags has 26 words; n = 40 spheres need row_flag_words(n) = 46"), std::string::npos) << m;
   out.intflags = Kokkos::View<std::int32_t*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "intflags"), 10);
   m = thrown_message(
       [&] { tc::collide(Space(), s, tdmaps::LambdaMap<>(40, 8, t), tc::Result::intflags, tc::Kernel::element, out); });
   EXPECT_NE(m.find("intflags has 10 entries"), std::string::npos) << m;
   EXPECT_NE(m.find("= 780"), std::string::npos) << m;
+}
+
+// The row-aligned flags' index math against counting: row i starts where
+// row i - 1's ceil((i - 1) / 32) words end, from small n up to rows past
+// 2^32 (64-bit products), and row_of_flag_word inverts it at every row's
+// first and last word.
+TEST(TEST_CATEGORY, collision_row_flag_words_by_counting) {
+  index_t start = 0;
+  for (index_t i = 0; i <= 5000; ++i) {
+    ASSERT_EQ(tc::row_flag_word(i), start) << "i = " << i;
+    start += (i + 31) / 32;
+  }
+  EXPECT_EQ(tc::row_flag_words(0), 0);
+  EXPECT_EQ(tc::row_flag_words(1), 0);
+  EXPECT_EQ(tc::row_flag_words(2), 1);
+  EXPECT_EQ(tc::row_flag_words(33), 32);
+  EXPECT_EQ(tc::row_flag_words(34), 34);
+  for (const index_t base : {index_t(30720), index_t(1) << 20, (index_t(1) << 31) - 40, (index_t(1) << 32) + 3,
+                             index_t(3000000000)}) {
+    for (index_t i = base - 70; i < base + 70; ++i) {
+      ASSERT_EQ(tc::row_flag_word(i + 1) - tc::row_flag_word(i), (i + 31) / 32) << "i = " << i;
+      if (i < 1) continue;
+      const index_t words = (i + 31) / 32;
+      for (const index_t k : {index_t(0), words - 1}) {
+        index_t ri = -1, rk = -1;
+        tc::row_of_flag_word(tc::row_flag_word(i) + k, ri, rk);
+        ASSERT_EQ(ri, i) << "word " << k << " of row " << i;
+        ASSERT_EQ(rk, k) << "word " << k << " of row " << i;
+      }
+    }
+    // The closed form at a group start: rows 32 q + 1 .. start at 32 T(q).
+    const index_t q = base / 32;
+    EXPECT_EQ(tc::row_flag_word(32 * q + 1), 32 * tdmaps::tri(q)) << "q = " << q;
+  }
 }
 
 // The generator: deterministic per seed, on the 2^-24 grid, centres in
