@@ -224,6 +224,14 @@ struct ElementFunctor {
     // Team r takes omegas r, r + L, r + 2L, ... (L teams): the teams running
     // at any moment take neighbouring blocks, as with one block per team.
     const index_t teams = team.league_size();
+    if (count <= teams) {
+      // One block per team (the element kernels' default): no loop, whose
+      // 64-bit step and test every launched warp would pay.
+      const index_t k = team.league_rank();
+      Block2 b;
+      if (k < count && impl::block(map, launch, offset + k, b)) run_block(team, make_tile(map.domain, b));
+      return;
+    }
     for (index_t k = team.league_rank(); k < count; k += teams) {
       Block2 b;
       if (impl::block(map, launch, offset + k, b)) run_block(team, make_tile(map.domain, b));
