@@ -48,11 +48,10 @@
 //             row boundaries, so several teams write one word: the words are
 //             zeroed first, then the bit of each colliding pair is set with
 //             atomic_fetch_or (race-free: OR commutes; unset bits are never
-//             written). The GPU tile path at block side 32 on CUDA gathers a
-//             block's 32 x 32 bits in registers (lane L: column j0 + L),
-//             transposes them across the warp and ORs each row's 32 bits
-//             into the two words they straddle, words without a set bit
-//             skipped (TileKernel::own_columns).
+//             written). The GPU tile path at block side 32 on CUDA gathers
+//             each row's 32 bits of a block in a register (lane L: row i0 +
+//             L) and ORs them into the two words they straddle, words
+//             without a set bit skipped (TileKernel::own_rows).
 //             The linear kernel computes each word in one thread
 //             and stores it whole (bits past the last pair 0). The count is
 //             the popcount of the words, or, on the GPU tile path, the
@@ -98,8 +97,9 @@
 //             column spheres are staged (16-byte aligned, one vector load
 //             each). Int flags: the lanes of a row take the rho pairs of one
 //             chunk aligned to the output (TileKernel::lane_rows), whole
-//             128-byte stores. The other results: each lane keeps its column
-//             sphere in registers and walks the rows (TileKernel::own_columns).
+//             128-byte stores. The other results: on a whole off-diagonal
+//             block each lane keeps its row sphere in registers and walks
+//             the block's columns (TileKernel::own_rows).
 //   element   any map, UTM included: each pair reads both spheres from global
 //             memory (the only option of a thread-space map).
 //   linear    the pairs in packed order, consecutive pairs per thread
@@ -209,7 +209,10 @@ KOKKOS_INLINE_FUNCTION constexpr index_t flag_words(index_t n) { return (pair_co
 /// i - 1 = 32 q + r, 0 <= r < 32 (rows 1 .. 32 one word each, 33 .. 64 two,
 /// ...); 0 for i <= 1.
 KOKKOS_INLINE_FUNCTION constexpr index_t row_flag_word(index_t i) {
-  return i <= 1 ? 0 : ((i - 1) / 32 + 1) * (16 * ((i - 1) / 32) + (i - 1) % 32);
+  // Unsigned: shifts and masks, no sign fix-ups of a signed division.
+  return i <= 1 ? 0
+                : static_cast<index_t>((static_cast<std::uint64_t>(i - 1) / 32 + 1) *
+                                       (16 * (static_cast<std::uint64_t>(i - 1) / 32) + static_cast<std::uint64_t>(i - 1) % 32));
 }
 /// uint32 words of the row-aligned bit flags of n spheres.
 KOKKOS_INLINE_FUNCTION constexpr index_t row_flag_words(index_t n) { return n > 1 ? row_flag_word(n) : 0; }
@@ -336,7 +339,7 @@ KOKKOS_FORCEINLINE_FUNCTION bool collides(float xi, float yi, float zi, float ri
   return collides_fp64(xi, yi, zi, ri, xj, yj, zj, rj);
 }
 
-/// The fp32 test of TileKernel::own_columns: gap = fl(d2) - fl(s)^2 with
+/// The fp32 test of TileKernel::own_rows: gap = fl(d2) - fl(s)^2 with
 /// one rounding (an FMA), the spheres colliding when gap < 0. Its sign is
 /// exact when |gap| > 2^-15 fl(s)^2 + 2^-100: the error is at most 6u d2 +
 /// 3u s2 + u |gap| (u = 2^-24: fl(d2) as in pair_gap, fl(s)^2 within 3u s2,
@@ -589,24 +592,27 @@ struct TileKernel {
   }
 
   template <Mode M>
-  KOKKOS_FORCEINLINE_FUNCTION void lane_tile_body(const team_member_t<ExecSpace>& team, const Tile& t) const {
+  KOKKOS_FORCEINLINE_FUNCTION void lane_tile_body(const team_member_t<ExecSpace>& team, const Tile& t,
+                                                  int& total) const {
     Sphere* staged = static_cast<Sphere*>(t.scratch);  // aligned to tile_scratch_alignment
     constexpr bool aligned = M == Mode::intflags;      // lane_rows: only int flags read the window's first half
     if constexpr (!aligned && intrinsics::warp_code()) {
       // CUDA, a team of one warp (the default at block side 32) on a whole
-      // off-diagonal block: own columns. The lane's column sphere goes
-      // straight to registers, only the row spheres are staged; straight-line
-      // code from threadIdx (the general staging below is a vector loop with
+      // off-diagonal block: own rows. The lane's row sphere goes straight to
+      // registers, only the column spheres are staged; straight-line code
+      // from threadIdx (the general staging below is a vector loop with
       // bounds and 64-bit index math per sphere).
       if (rho == 32 && s_vector && intrinsics::block_dim_y() == 1 && t.rows == 32 && !t.diagonal()) {
         const int lane = intrinsics::thread_x();
         const Sphere* const sp = reinterpret_cast<const Sphere*>(b.s.data());
-        staged[lane] = sp[t.i0 + lane];
-        const Sphere mine = sp[t.j0 + lane];
+        const Sphere col = sp[t.j0 + lane];
+        staged[lane] = col;
+        const Sphere mine = sp[t.i0 + lane];
+        const float col_max = intrinsics::warp_max_nonneg(col.c[3]);
         team.team_barrier();
         int hits = 0;
-        own_columns<M>(t, staged, mine, lane, hits);
-        add_hits<M>(t, lane, hits, true);
+        own_rows<M>(t, staged, mine, col_max, lane, hits);
+        total += hits;
         return;
       }
     }
@@ -628,21 +634,25 @@ struct TileKernel {
       });
     }
     team.team_barrier();
-    lane_rows<M>(team, t, staged, staged + rho);
+    lane_rows<M>(team, t, staged, staged + rho, total);
   }
 
-  /// Count, int flags and both bit flags: a thread's hits (a warp's, summed,
-  /// when `warp`) added to one of the spread counters.
+  /// Count, int flags and both bit flags: the hits a thread counted over
+  /// its team's blocks (a warp's, summed, at block side 32 on CUDA) added
+  /// to one of the spread counters: one atomic per team and warp, not per
+  /// block (TileKernelOf::team_end).
   template <Mode M>
-  KOKKOS_FORCEINLINE_FUNCTION void add_hits(const Tile& t, const int lane, int hits, const bool warp) const {
-    if constexpr (M == Mode::count || M == Mode::intflags || M == Mode::flags || M == Mode::rowflags) {
+  KOKKOS_FORCEINLINE_FUNCTION void add_hits(const team_member_t<ExecSpace>& team, int hits) const {
+    if constexpr (lane_tile && (M == Mode::count || M == Mode::intflags || M == Mode::flags || M == Mode::rowflags)) {
+      const bool warp = intrinsics::warp_code() && rho == 32;
       if (warp) hits = intrinsics::warp_sum(hits);
+      const int lane = intrinsics::thread_x();
       if (hits > 0 && (!warp || lane == 0)) {
-        const index_t slot = ((t.i0 >> rho_log2) + (t.j0 >> rho_log2) + lane) & (count_slots - 1);
+        const index_t slot = (team.league_rank() + 32 * team.team_rank() + lane) & (count_slots - 1);
         Kokkos::atomic_add(&b.slots(slot * slot_stride), static_cast<counter_t>(hits));
       }
     } else {
-      (void)t, (void)lane, (void)hits, (void)warp;
+      (void)team, (void)hits;
     }
   }
 
@@ -659,20 +669,20 @@ struct TileKernel {
   /// own pairs: every pair once. The column spheres vary by row, so they come
   /// from the staged window. Per row: one whole 128-byte store (rho 32).
   ///
-  /// The other results (own columns): lane L tests column j0 + L, the
-  /// block's own pairs. On a whole off-diagonal block walked by one warp
-  /// (own_columns) the lane's sphere stays in registers for the 32 rows and
-  /// the row sphere is one broadcast read: about half the instructions and a
-  /// quarter of the shared-memory traffic of an aligned chunk's row, whose
-  /// lane sphere moves with r_i. Bit flags pay for it with atomic ORs: a
-  /// block's 32 pairs of a row straddle two flag words shared with the
-  /// neighbouring blocks.
+  /// The other results: lane L tests column j0 + L, the block's own pairs.
+  /// On a whole off-diagonal block walked by one warp (own_rows) the lane
+  /// keeps row i0 + L's sphere in registers and walks the 32 columns, each
+  /// a broadcast read: about half the instructions and a quarter of the
+  /// shared-memory traffic of an aligned chunk's row, whose lane sphere
+  /// moves with r_i. Packed bit flags pay for it with atomic ORs: a block's
+  /// 32 pairs of a row straddle two flag words shared with the neighbouring
+  /// blocks (the row-aligned flags do not).
   ///
   /// Count and int flags sum their hits per thread (per warp on CUDA) and
   /// add them with one atomic.
   template <Mode M>
   KOKKOS_FORCEINLINE_FUNCTION void lane_rows(const team_member_t<ExecSpace>& team, const Tile& t, const Sphere* rows,
-                                             const Sphere* window) const {
+                                             const Sphere* window, int& total) const {
     constexpr bool aligned = M == Mode::intflags;
     const unsigned phase =
         aligned ? static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(b.ints.data()) / sizeof(std::int32_t)) : 0u;
@@ -682,7 +692,7 @@ struct TileKernel {
       int hits = 0;
       const bool whole = warp && step == 1 && t.rows == 32 && !t.diagonal();
       if (!aligned && whole) {
-        own_columns<M>(t, rows, window[32 + lane], lane, hits);
+        own_rows<M>(t, window + 32, rows[lane], intrinsics::warp_max_nonneg(window[32 + lane].c[3]), lane, hits);
       } else if (aligned && whole && t.j0 > 0 && t.i0 < (index_t(1) << 26)) {
         // A whole off-diagonal block away from column 0 walked by one warp:
         // every lane's pair is inside the triangle (no test). Offsets from
@@ -725,59 +735,64 @@ TDMAPS_UNROLL_BY(8)
           }
         }
       }
-      add_hits<M>(t, lane, hits, warp);  // bit flags: counted here (tile)
+      total += hits;  // bit flags: counted here too (tile)
     });
   }
 
   /// A whole off-diagonal block (every pair inside the triangle) at rho 32,
-  /// walked by one warp, own columns: lane L keeps sphere j0 + L (`mine`) in
-  /// registers and tests it against the 32 row spheres (broadcast reads),
-  /// gathering bit ti = pair (i0 + ti, j0 + L) of a column word from the
-  /// sign of walk_gap (12 instructions per pair, Nsight Compute SASS). One
-  /// bound serves the lane's 32 pairs: B = 2^-15 (r_max + r_L)^2 + 2^-100,
-  /// r_max the largest row radius (a warp maximum), >= each pair's own
-  /// bound of walk_gap. A lane with any pair inside its bound (a near tie:
-  /// a few per million pairs) tests its 32 pairs again with collides(). Then:
-  /// count, the word's popcount; bit flags, the popcount too, and the warp's
-  /// 32 x 32 bits transposed so that lane L holds row i0 + L (bit j - j0),
-  /// OR-ed into the two flag words its 32 pairs straddle (only words with a
-  /// set bit: in the papers' dense regime ~3% of the pairs collide); the
-  /// pair list's passes, each colliding pair as the element kernel does.
+  /// walked by one warp, own rows: lane L keeps sphere i0 + L (`mine`) in
+  /// registers and tests it against the 32 column spheres `cols` (broadcast
+  /// reads), gathering bit tj = pair (i0 + L, j0 + tj) of the row's word
+  /// from the sign of walk_gap (12 instructions per pair, Nsight Compute
+  /// SASS). One bound serves the lane's 32 pairs: B = 2^-15 (c_max + r_L)^2 +
+  /// 2^-100, c_max the largest column radius (a warp maximum), >= each
+  /// pair's own bound of walk_gap. A lane with any pair inside its bound (a
+  /// near tie: a few per million pairs) tests its 32 pairs again with
+  /// collides(). The lane's word is the block's part of its row, so: count,
+  /// its popcount; packed bit flags, the popcount too, and the word OR-ed
+  /// into the two flag words it straddles (only a word with a set bit: in
+  /// the papers' dense regime ~3% of the pairs collide); row-aligned flags,
+  /// the word stored whole (a plain store); the pair list's row counts, one
+  /// atomic add of the popcount per row; its second pass, each colliding
+  /// pair as the element kernel does. (The lanes owned columns before: the
+  /// bit flags then needed a 32 x 32 transpose by five shuffle rounds.)
   template <Mode M>
-  KOKKOS_FORCEINLINE_FUNCTION void own_columns(const Tile& t, const Sphere* rows, const Sphere mine, const int lane,
-                                               int& hits) const {
-    const float s_max = intrinsics::warp_max(rows[lane].c[3]) + mine.c[3];
+  KOKKOS_FORCEINLINE_FUNCTION void own_rows(const Tile& t, const Sphere* cols, const Sphere mine, const float col_max,
+                                            const int lane, int& hits) const {
+    const float s_max = col_max + mine.c[3];
     const float bound = intrinsics::fma_f(0x1p-15f * s_max, s_max, 0x1p-100f);
-    std::uint32_t col = 0;
+    std::uint32_t row = 0;
     bool decisive = true;
     TDMAPS_UNROLL
-    for (int ti = 0; ti < 32; ++ti) {
-      const Sphere o = rows[ti];
-      const float gap = walk_gap(o.c[0], o.c[1], o.c[2], o.c[3], mine.c[0], mine.c[1], mine.c[2], mine.c[3]);
+    for (int tj = 0; tj < 32; ++tj) {
+      const Sphere o = cols[tj];
+      const float gap = walk_gap(mine.c[0], mine.c[1], mine.c[2], mine.c[3], o.c[0], o.c[1], o.c[2], o.c[3]);
       decisive = decisive && intrinsics::abs_f(gap) > bound;
-      col = (col >> 1) | (intrinsics::float_bits(gap) & 0x80000000u);  // row ti ends at bit ti
+      row = (row >> 1) | (intrinsics::float_bits(gap) & 0x80000000u);  // column tj ends at bit tj
     }
     if (!decisive) {
-      col = 0;
-      for (int ti = 0; ti < 32; ++ti) {
-        const Sphere o = rows[ti];
-        if (collides(o.c[0], o.c[1], o.c[2], o.c[3], mine.c[0], mine.c[1], mine.c[2], mine.c[3]))
-          col |= std::uint32_t(1) << ti;
+      row = 0;
+      for (int tj = 0; tj < 32; ++tj) {
+        const Sphere o = cols[tj];
+        if (collides(mine.c[0], mine.c[1], mine.c[2], mine.c[3], o.c[0], o.c[1], o.c[2], o.c[3]))
+          row |= std::uint32_t(1) << tj;
       }
     }
+    const index_t i = t.i0 + lane;
     if constexpr (M == Mode::count) {
-      hits = intrinsics::popcount(col);
+      hits = intrinsics::popcount(row);
     } else if constexpr (M == Mode::flags) {
-      hits = intrinsics::popcount(col);
-      const std::uint32_t row = intrinsics::warp_transpose32(col, lane);
-      if (row != 0) b.or_bits(pair_index(t.i0 + lane, t.j0), row);
+      hits = intrinsics::popcount(row);
+      if (row != 0) b.or_bits(pair_index(i, t.j0), row);
     } else if constexpr (M == Mode::rowflags) {
-      // The block's row i0 + L is word j0 / 32 of that row, whole: a plain store.
-      hits = intrinsics::popcount(col);
-      b.words(row_flag_word(t.i0 + lane) + (t.j0 >> 5)) = intrinsics::warp_transpose32(col, lane);
-    } else if constexpr (M == Mode::row_count || M == Mode::append) {
-      for (std::uint32_t m = col; m != 0; m &= m - 1) {
-        const index_t i = t.i0 + intrinsics::lowest_bit(m), j = t.j0 + lane;
+      // The block's part of row i is word j0 / 32 of that row, whole.
+      hits = intrinsics::popcount(row);
+      b.words(row_flag_word(i) + (t.j0 >> 5)) = row;
+    } else if constexpr (M == Mode::row_count) {
+      if (row != 0) Kokkos::atomic_add(&b.rows(i), static_cast<counter_t>(intrinsics::popcount(row)));
+    } else if constexpr (M == Mode::append) {
+      for (std::uint32_t m = row; m != 0; m &= m - 1) {
+        const index_t j = t.j0 + intrinsics::lowest_bit(m);
         b.template apply<M>(i, j, pair_index(i, j), true);
       }
     }
@@ -818,12 +833,16 @@ TDMAPS_UNROLL_BY(8)
     }
   }
 
-  /// One block, result mode M (a kernel per mode: no run-time switch per block).
+  /// One block, result mode M (a kernel per mode: no run-time switch per
+  /// block); `total` sums the thread's hits over its team's blocks (lane
+  /// path, count / int flags / bit flags).
   template <Mode M>
-  KOKKOS_FORCEINLINE_FUNCTION void run(const team_member_t<ExecSpace>& team, const Tile& t) const {
+  KOKKOS_FORCEINLINE_FUNCTION void run(const team_member_t<ExecSpace>& team, const Tile& t, int& total) const {
     if constexpr (lane_tile) {
-      lane_tile_body<M>(team, t);
+      lane_tile_body<M>(team, t, total);
       return;
+    } else {
+      (void)total;
     }
     const Scratch sh(static_cast<float*>(t.scratch), 8, rho);
     // Coalesced: consecutive q read consecutive floats of the (n x 4) rows.
@@ -846,7 +865,16 @@ TDMAPS_UNROLL_BY(8)
 template <class ExecSpace, Mode M>
 struct TileKernelOf {
   TileKernel<ExecSpace> k;
-  KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team, const Tile& t) const { k.template run<M>(team, t); }
+  /// A thread's hits over its team's blocks (for_each_tile's team state).
+  struct team_state {
+    int hits = 0;
+  };
+  KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team, const Tile& t, team_state& st) const {
+    k.template run<M>(team, t, st.hits);
+  }
+  KOKKOS_FUNCTION void team_end(const team_member_t<ExecSpace>& team, const team_state& st) const {
+    k.template add_hits<M>(team, st.hits);
+  }
 };
 
 // ---- small host-launched helpers (functors: usable from any calling context) --

@@ -205,12 +205,23 @@ KOKKOS_FORCEINLINE_FUNCTION float abs_f(float x) {
 #endif
 }
 
-/// Maximum of v over the (whole, converged) warp, in every lane.
-KOKKOS_FORCEINLINE_FUNCTION float warp_max(float v) {
+/// Maximum of v >= 0 (or -0) over the (whole, converged) warp, in every
+/// lane: non-negative floats order as their bit patterns, so it is an
+/// unsigned maximum of the bits with the sign cleared (-0 counts as +0),
+/// one REDUX on sm_80 and later, 5 shuffle rounds before. NaN is not
+/// handled (the callers' inputs are checked finite).
+KOKKOS_FORCEINLINE_FUNCTION float warp_max_nonneg(float v) {
 #if defined(__CUDA_ARCH__)
-  for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+  unsigned u = __float_as_uint(v) & 0x7fffffffu;
+#if __CUDA_ARCH__ >= 800
+  u = __reduce_max_sync(0xffffffffu, u);
+#else
+  for (int o = 16; o > 0; o >>= 1) u = umax(u, __shfl_xor_sync(0xffffffffu, u, o));
 #endif
-  return v;
+  return __uint_as_float(u);
+#else
+  return abs_f(v);
+#endif
 }
 
 /// a b + c with one rounding (FFMA on CUDA).
@@ -220,26 +231,6 @@ KOKKOS_FORCEINLINE_FUNCTION float fma_f(float a, float b, float c) {
 #else
   return std::fma(a, b, c);
 #endif
-}
-
-/// The (whole, converged) warp's 32 x 32 bit matrix transposed: bit b of
-/// lane L comes back as bit L of lane b. Five exchange rounds: in round k
-/// (16, 8, 4, 2, 1) lanes L and L ^ k swap the k x k sub-blocks that lie
-/// across the diagonal (a shuffle and three logic operations each).
-/// Host passes see one lane only and return x (callers take their per-lane
-/// path there, as for warp_ballot).
-KOKKOS_FORCEINLINE_FUNCTION std::uint32_t warp_transpose32(std::uint32_t x, int lane) {
-#if defined(__CUDA_ARCH__)
-  std::uint32_t m = 0x0000ffffu;  // bits b with (b & k) == 0
-  TDMAPS_UNROLL
-  for (int k = 16; k > 0; k >>= 1, m ^= m << k) {
-    const std::uint32_t y = __shfl_xor_sync(0xffffffffu, x, k);
-    x = (lane & k) ? (x & ~m) | ((y & ~m) >> k) : (x & m) | ((y & m) << k);
-  }
-#else
-  (void)lane;
-#endif
-  return x;
 }
 
 }  // namespace intrinsics

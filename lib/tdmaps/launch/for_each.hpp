@@ -290,6 +290,13 @@ struct ElementFunctor {
   }
 };
 
+/// Whether a tile kernel keeps per-thread state across its team's blocks
+/// (it declares `team_state`; see for_each_tile).
+template <class Kernel, class = void>
+struct has_team_state : std::false_type {};
+template <class Kernel>
+struct has_team_state<Kernel, std::void_t<typename Kernel::team_state>> : std::true_type {};
+
 template <class ExecSpace, class Map, class Kernel>
 struct TileFunctor {
   Map map;
@@ -315,14 +322,28 @@ struct TileFunctor {
     // 230 MB of DRAM reads against 1 MB: sectors evicted half-written and
     // read back to be completed; perf_tests/README.md.)
     const index_t teams = team.league_size();
-    for (index_t k = team.league_rank(); k < count; k += teams) {
-      Block2 b;
-      if (!impl::block(map, launch, offset + k, b)) continue;  // uniform over the team (same omega)
-      if (busy) team.team_barrier();                      // every thread is done with the scratch
-      busy = true;
-      Tile t = make_tile(map.domain, b);
-      t.scratch = scratch;
-      kernel(team, t);
+    if constexpr (has_team_state<Kernel>::value) {
+      typename Kernel::team_state state{};
+      for (index_t k = team.league_rank(); k < count; k += teams) {
+        Block2 b;
+        if (!impl::block(map, launch, offset + k, b)) continue;  // uniform over the team (same omega)
+        if (busy) team.team_barrier();                      // every thread is done with the scratch
+        busy = true;
+        Tile t = make_tile(map.domain, b);
+        t.scratch = scratch;
+        kernel(team, t, state);
+      }
+      kernel.team_end(team, state);
+    } else {
+      for (index_t k = team.league_rank(); k < count; k += teams) {
+        Block2 b;
+        if (!impl::block(map, launch, offset + k, b)) continue;  // uniform over the team (same omega)
+        if (busy) team.team_barrier();                      // every thread is done with the scratch
+        busy = true;
+        Tile t = make_tile(map.domain, b);
+        t.scratch = scratch;
+        kernel(team, t);
+      }
     }
   }
 };
@@ -409,7 +430,12 @@ void for_each_element(const ExecSpace& space, const Map& map, const Kernel& kern
 }
 
 /// kernel(team, tile) for every block of map.domain, exactly once, with
-/// scratch_bytes of level-0 team scratch per block.
+/// scratch_bytes of level-0 team scratch per block. A kernel that declares a
+/// type `team_state` (default-constructible) is called as kernel(team, tile,
+/// state) instead, with one state per thread that lives across the blocks
+/// its team takes (LaunchHints::blocks_per_team), and kernel.team_end(team,
+/// state) once per team after its last block (also when it took none): e.g.
+/// hits summed over a team's blocks and added with one atomic per team.
 template <class ExecSpace, class Map, class Kernel>
 void for_each_tile(const ExecSpace& space, const Map& map, std::size_t scratch_bytes, const Kernel& kernel,
                    const std::string& label = std::string("tdmaps::for_each_tile::") + Map::name,
