@@ -373,6 +373,10 @@ template <class MemorySpace>
 struct Buffers {
   ConstSpheres<MemorySpace> s;
   Mode mode = Mode::count;
+  /// Tile kernels with the input check in flight (collide()): slot 1 of the
+  /// counters, not a counting slot; non-zero when a sphere is invalid, and
+  /// then every block returns before it writes anything.
+  const counter_t* stop = nullptr;
   Kokkos::View<counter_t*, MemorySpace> slots;           ///< count, intflags
   Kokkos::View<std::uint32_t*, MemorySpace> words;       ///< flags, rowflags
   Kokkos::View<std::int32_t*, MemorySpace> ints;         ///< intflags
@@ -591,9 +595,25 @@ struct TileKernel {
     return Sphere{{b.s(g, 0), b.s(g, 1), b.s(g, 2), b.s(g, 3)}};
   }
 
+  /// What a thread carries across its team's blocks (TileKernelOf::team_state):
+  /// its hits, and on the one-warp path the next block's spheres, loaded
+  /// while the current block is walked.
+  struct Carry {
+    int hits = 0;
+    bool ready = false;  ///< col / row hold the spheres of the block now run
+    int stop = -1;       ///< Buffers::stop read by the team's first block (1: stop), -1 before
+    Sphere col, row;
+  };
+
+  /// Whether block t takes the one-warp own-rows path (CUDA, block side 32,
+  /// a team of one warp, a whole off-diagonal block, aligned spheres).
+  KOKKOS_FORCEINLINE_FUNCTION bool one_warp_block(const Tile& t) const {
+    return rho == 32 && s_vector && intrinsics::block_dim_y() == 1 && t.rows == 32 && !t.diagonal();
+  }
+
   template <Mode M>
-  KOKKOS_FORCEINLINE_FUNCTION void lane_tile_body(const team_member_t<ExecSpace>& team, const Tile& t,
-                                                  int& total) const {
+  KOKKOS_FORCEINLINE_FUNCTION void lane_tile_body(const team_member_t<ExecSpace>& team, const Tile& t, const bool more,
+                                                  const Tile& next, Carry& carry) const {
     Sphere* staged = static_cast<Sphere*>(t.scratch);  // aligned to tile_scratch_alignment
     constexpr bool aligned = M == Mode::intflags;      // lane_rows: only int flags read the window's first half
     if constexpr (!aligned && intrinsics::warp_code()) {
@@ -602,17 +622,32 @@ struct TileKernel {
       // registers, only the column spheres are staged; straight-line code
       // from threadIdx (the general staging below is a vector loop with
       // bounds and 64-bit index math per sphere).
-      if (rho == 32 && s_vector && intrinsics::block_dim_y() == 1 && t.rows == 32 && !t.diagonal()) {
+      // The next block's two spheres are loaded before this block's walk
+      // (Carry), so that their latency hides behind it: a team's blocks
+      // otherwise wait for their loads one after the other (Nsight Compute:
+      // the stage's shared store was the kernel's largest stall).
+      if (one_warp_block(t)) {
         const int lane = intrinsics::thread_x();
         const Sphere* const sp = reinterpret_cast<const Sphere*>(b.s.data());
-        const Sphere col = sp[t.j0 + lane];
+        Sphere col, mine;
+        if (carry.ready) {
+          col = carry.col;
+          mine = carry.row;
+        } else {
+          col = sp[t.j0 + lane];
+          mine = sp[t.i0 + lane];
+        }
+        carry.ready = more && one_warp_block(next);
+        if (carry.ready) {
+          carry.col = sp[next.j0 + lane];
+          carry.row = sp[next.i0 + lane];
+        }
         staged[lane] = col;
-        const Sphere mine = sp[t.i0 + lane];
         const float col_max = intrinsics::warp_max_nonneg(col.c[3]);
         team.team_barrier();
         int hits = 0;
         own_rows<M>(t, staged, mine, col_max, lane, hits);
-        total += hits;
+        carry.hits += hits;
         return;
       }
     }
@@ -634,7 +669,7 @@ struct TileKernel {
       });
     }
     team.team_barrier();
-    lane_rows<M>(team, t, staged, staged + rho, total);
+    lane_rows<M>(team, t, staged, staged + rho, carry.hits);
   }
 
   /// Count, int flags and both bit flags: the hits a thread counted over
@@ -837,12 +872,13 @@ TDMAPS_UNROLL_BY(8)
   /// block); `total` sums the thread's hits over its team's blocks (lane
   /// path, count / int flags / bit flags).
   template <Mode M>
-  KOKKOS_FORCEINLINE_FUNCTION void run(const team_member_t<ExecSpace>& team, const Tile& t, int& total) const {
+  KOKKOS_FORCEINLINE_FUNCTION void run(const team_member_t<ExecSpace>& team, const Tile& t, const bool more,
+                                       const Tile& next, Carry& carry) const {
     if constexpr (lane_tile) {
-      lane_tile_body<M>(team, t, total);
+      lane_tile_body<M>(team, t, more, next, carry);
       return;
     } else {
-      (void)total;
+      (void)more, (void)next, (void)carry;
     }
     const Scratch sh(static_cast<float*>(t.scratch), 8, rho);
     // Coalesced: consecutive q read consecutive floats of the (n x 4) rows.
@@ -865,12 +901,15 @@ TDMAPS_UNROLL_BY(8)
 template <class ExecSpace, Mode M>
 struct TileKernelOf {
   TileKernel<ExecSpace> k;
-  /// A thread's hits over its team's blocks (for_each_tile's team state).
-  struct team_state {
-    int hits = 0;
-  };
-  KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team, const Tile& t, team_state& st) const {
-    k.template run<M>(team, t, st.hits);
+  /// A thread's hits over its team's blocks, the next block's spheres (for_each_tile's team state).
+  using team_state = typename TileKernel<ExecSpace>::Carry;
+  KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team, const Tile& t, const bool more,
+                                  const Tile& next, team_state& st) const {
+    if (k.b.stop != nullptr) {
+      if (st.stop < 0) st.stop = *k.b.stop != 0 ? 1 : 0;  // once per team: uniform, written before this launch
+      if (st.stop == 1) return;
+    }
+    k.template run<M>(team, t, more, next, st);
   }
   KOKKOS_FUNCTION void team_end(const team_member_t<ExecSpace>& team, const team_state& st) const {
     k.template add_hits<M>(team, st.hits);
@@ -892,6 +931,40 @@ template <class MemorySpace>
 struct SumCounters {
   Kokkos::View<const counter_t*, MemorySpace> c;
   KOKKOS_FUNCTION void operator()(const index_t k, index_t& sum) const { sum += static_cast<index_t>(c(k)); }
+};
+
+/// The input check in flight (tile kernels, collide()): counters(1) = the
+/// largest n - i over invalid rows i (0: none), so the first invalid row is
+/// n - counters(1).
+template <class MemorySpace>
+struct FlagBadSpheres {
+  ConstSpheres<MemorySpace> s;
+  Kokkos::View<counter_t*, MemorySpace> c;
+  KOKKOS_FUNCTION void operator()(const index_t i) const {
+    const bool ok = finite(s(i, 0)) && finite(s(i, 1)) && finite(s(i, 2)) && finite(s(i, 3)) && s(i, 3) >= 0.0f;
+    if (!ok) Kokkos::atomic_fetch_max(&c(1), static_cast<counter_t>(s.extent(0) - i));
+  }
+};
+
+/// The counting slots' sum and counters(1) (FlagBadSpheres), in one
+/// reduction: one wait for the device per call.
+struct CountAndStop {
+  index_t count;
+  index_t stop;
+};
+template <class MemorySpace>
+struct SumCountersAndStop {
+  using value_type = CountAndStop;
+  Kokkos::View<const counter_t*, MemorySpace> c;
+  KOKKOS_FUNCTION void init(value_type& v) const { v.count = 0, v.stop = 0; }
+  KOKKOS_FUNCTION void join(volatile value_type& dst, const volatile value_type& src) const {
+    dst.count += src.count;
+    dst.stop = dst.stop > src.stop ? dst.stop : src.stop;
+  }
+  KOKKOS_FUNCTION void operator()(const index_t k, value_type& v) const {
+    if (k % slot_stride == 0) v.count += static_cast<index_t>(c(k));
+    else if (k == 1) v.stop = static_cast<index_t>(c(k));
+  }
 };
 
 template <class MemorySpace>
@@ -1013,6 +1086,17 @@ index_t sum(const ExecSpace& space, const char* label, index_t extent, const Fun
   return total;
 }
 
+/// Throws std::invalid_argument naming row `first` of s and what is wrong with it.
+template <class ExecSpace>
+[[noreturn]] void throw_bad_sphere(const ExecSpace& space, const ConstSpheres<typename ExecSpace::memory_space>& s,
+                                   index_t first) {
+  float row[4];
+  Kokkos::View<float[4], Kokkos::HostSpace, Kokkos::MemoryUnmanaged> h(row);
+  Kokkos::deep_copy(space, h, Kokkos::subview(s, first, Kokkos::ALL));
+  space.fence();
+  throw std::invalid_argument("tdmaps::collision: sphere row " + std::to_string(first) + ": " + check_sphere(row));
+}
+
 template <class ExecSpace>
 void check_spheres(const ExecSpace& space, const ConstSpheres<typename ExecSpace::memory_space>& s) {
   using mem = typename ExecSpace::memory_space;
@@ -1021,12 +1105,7 @@ void check_spheres(const ExecSpace& space, const ConstSpheres<typename ExecSpace
   index_t first = n;
   Kokkos::parallel_reduce("tdmaps::collision::check_spheres", range_t<ExecSpace>(space, 0, n), FirstBadSphere<mem>{s},
                           Kokkos::Min<index_t>(first));
-  if (first >= n) return;
-  float row[4];
-  Kokkos::View<float[4], Kokkos::HostSpace, Kokkos::MemoryUnmanaged> h(row);
-  Kokkos::deep_copy(space, h, Kokkos::subview(s, first, Kokkos::ALL));
-  space.fence();
-  throw std::invalid_argument("tdmaps::collision: sphere row " + std::to_string(first) + ": " + check_sphere(row));
+  if (first < n) throw_bad_sphere(space, s, first);
 }
 
 template <class ExecSpace, class Map>
@@ -1114,7 +1193,17 @@ index_t collide(const ExecSpace& space, const ConstSpheres<typename ExecSpace::m
     throw std::invalid_argument("tdmaps::collision: intflags has " + std::to_string(out.intflags.extent(0)) +
                                 " entries; n = " + std::to_string(n) + " spheres need pair_count(n) = " +
                                 std::to_string(pair_count(n)));
-  impl::check_spheres(space, spheres);
+  // The input check. The GPU tile path of the results written only by the
+  // kernel (count, int flags, row-aligned flags at block side 32) runs it
+  // in flight: it flags an invalid row in a counter, the kernel's teams
+  // read the flag and return before writing anything, and the count's
+  // reduction brings the flag back; one wait for the device per call
+  // instead of two (~10 us on the H100). The other paths check first.
+  const bool whole_rowflags = result == Result::rowflags && kernel == Kernel::tile &&
+                              tdmaps::is_gpu_space<ExecSpace>::value && map.domain.rho == 32;
+  const bool in_flight = n > 1 && kernel == Kernel::tile && impl::TileKernel<ExecSpace>::lane_tile &&
+                         (result == Result::count || result == Result::intflags || whole_rowflags);
+  if (!in_flight) impl::check_spheres(space, spheres);
 
   impl::Buffers<mem> b;
   b.s = spheres;
@@ -1133,9 +1222,7 @@ index_t collide(const ExecSpace& space, const ConstSpheres<typename ExecSpace::m
         // The linear kernel writes whole words, and so does the GPU tile
         // kernel the row-aligned flags at block side 32 (a warp per block
         // row); the other kernels set bits only.
-        const bool whole = kernel == Kernel::linear ||
-                           (result == Result::rowflags && kernel == Kernel::tile &&
-                            tdmaps::is_gpu_space<ExecSpace>::value && map.domain.rho == 32);
+        const bool whole = kernel == Kernel::linear || whole_rowflags;
         if (!whole) Kokkos::deep_copy(space, b.words, std::uint32_t(0));
       }
       if (!counted) {
@@ -1156,6 +1243,19 @@ index_t collide(const ExecSpace& space, const ConstSpheres<typename ExecSpace::m
                : result == Result::intflags ? impl::Mode::intflags
                : result == Result::rowflags ? impl::Mode::rowflags
                                             : impl::Mode::flags;
+      if (in_flight) {
+        Kokkos::parallel_for("tdmaps::collision::check_spheres", impl::range_t<ExecSpace>(space, 0, n),
+                             impl::FlagBadSpheres<mem>{spheres, out.counters});
+        b.stop = out.counters.data() + 1;
+        impl::launch(space, map, kernel, b, name(result), hints);
+        impl::CountAndStop r{0, 0};
+        Kokkos::parallel_reduce("tdmaps::collision::count_sum",
+                                impl::range_t<ExecSpace>(space, 0, impl::count_slots * impl::slot_stride),
+                                impl::SumCountersAndStop<mem>{out.counters}, r);
+        if (r.stop != 0) impl::throw_bad_sphere(space, spheres, n - r.stop);
+        total = r.count;
+        break;
+      }
       if (n > 1) impl::launch(space, map, kernel, b, name(result), hints);
       total = impl::sum(space, "tdmaps::collision::count_sum", impl::count_slots * impl::slot_stride,
                         impl::SumCounters<mem>{b.slots});

@@ -388,6 +388,35 @@ TEST(TEST_CATEGORY, collision_rejects_bad_input_naming_it) {
     EXPECT_NE(m.find("row 5"), std::string::npos) << m;
     EXPECT_NE(m.find("negative"), std::string::npos) << m;
   }
+  // Outputs written only by the kernel stay untouched when the input is
+  // rejected, whichever way the check runs (on GPU tile paths it runs
+  // beside the kernel, whose blocks then return): every kernel, block sides
+  // 8 and 32, the first bad row named.
+  for (const int rho : {8, 32}) {
+    for (const tc::Kernel kernel : {tc::Kernel::tile, tc::Kernel::element, tc::Kernel::linear}) {
+      std::vector<float> bad = host;
+      bad[4 * 33 + 0] = INFINITY;
+      bad[4 * 36 + 2] = std::nanf("");
+      const tc::ConstSpheres<Mem> s = tc::to_device(Space(), bad);
+      const tdmaps::LambdaMap<> map(40, rho, t);
+      tc::Output<Mem> o;
+      o.intflags = Kokkos::View<std::int32_t*, Mem>("intflags", static_cast<std::size_t>(tc::pair_count(40)));
+      o.rowflags = Kokkos::View<std::uint32_t*, Mem>("rowflags", static_cast<std::size_t>(tc::row_flag_words(40)));
+      Kokkos::deep_copy(Space(), o.intflags, -7);
+      Kokkos::deep_copy(Space(), o.rowflags, 0xA5A5A5A5u);
+      for (const tc::Result r : {tc::Result::count, tc::Result::intflags, tc::Result::rowflags}) {
+        const std::string m = thrown_message([&] { tc::collide(Space(), s, map, r, kernel, o); });
+        EXPECT_NE(m.find("row 33"), std::string::npos) << tc::name(r) << ", " << tc::name(kernel) << ", rho " << rho << ": " << m;
+        EXPECT_NE(m.find("x is inf"), std::string::npos) << tc::name(r) << ", " << tc::name(kernel) << ": " << m;
+      }
+      auto fi = to_host(o.intflags);
+      auto fr = to_host(o.rowflags);
+      index_t touched = 0;
+      for (std::size_t k = 0; k < fi.extent(0); ++k) touched += fi(k) != -7 ? 1 : 0;
+      for (std::size_t k = 0; k < fr.extent(0); ++k) touched += fr(k) != 0xA5A5A5A5u ? 1 : 0;
+      EXPECT_EQ(touched, 0) << tc::name(kernel) << ", rho " << rho << ": outputs written despite the rejected input";
+    }
+  }
   const tc::ConstSpheres<Mem> s = tc::to_device(Space(), host);
   std::string m = thrown_message(
       [&] { tc::collide(Space(), s, tdmaps::LambdaMap<>(41, 8, t), tc::Result::count, tc::Kernel::tile, out); });
