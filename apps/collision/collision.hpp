@@ -595,14 +595,10 @@ struct TileKernel {
     return Sphere{{b.s(g, 0), b.s(g, 1), b.s(g, 2), b.s(g, 3)}};
   }
 
-  /// What a thread carries across its team's blocks (TileKernelOf::team_state):
-  /// its hits, and on the one-warp path the next block's spheres, loaded
-  /// while the current block is walked.
+  /// What a thread carries across its team's blocks (TileKernelOf::team_state).
   struct Carry {
-    int hits = 0;
-    bool ready = false;  ///< col / row hold the spheres of the block now run
-    int stop = -1;       ///< Buffers::stop read by the team's first block (1: stop), -1 before
-    Sphere col, row;
+    int hits = 0;   ///< count, int flags, bit flags: the thread's hits so far
+    int stop = -1;  ///< Buffers::stop as the team's first block read it (1: stop), -1 before
   };
 
   /// Whether block t takes the one-warp own-rows path (CUDA, block side 32,
@@ -612,8 +608,8 @@ struct TileKernel {
   }
 
   template <Mode M>
-  KOKKOS_FORCEINLINE_FUNCTION void lane_tile_body(const team_member_t<ExecSpace>& team, const Tile& t, const bool more,
-                                                  const Tile& next, Carry& carry) const {
+  KOKKOS_FORCEINLINE_FUNCTION void lane_tile_body(const team_member_t<ExecSpace>& team, const Tile& t,
+                                                  Carry& carry) const {
     Sphere* staged = static_cast<Sphere*>(t.scratch);  // aligned to tile_scratch_alignment
     constexpr bool aligned = M == Mode::intflags;      // lane_rows: only int flags read the window's first half
     if constexpr (!aligned && intrinsics::warp_code()) {
@@ -622,26 +618,11 @@ struct TileKernel {
       // registers, only the column spheres are staged; straight-line code
       // from threadIdx (the general staging below is a vector loop with
       // bounds and 64-bit index math per sphere).
-      // The next block's two spheres are loaded before this block's walk
-      // (Carry), so that their latency hides behind it: a team's blocks
-      // otherwise wait for their loads one after the other (Nsight Compute:
-      // the stage's shared store was the kernel's largest stall).
       if (one_warp_block(t)) {
         const int lane = intrinsics::thread_x();
         const Sphere* const sp = reinterpret_cast<const Sphere*>(b.s.data());
-        Sphere col, mine;
-        if (carry.ready) {
-          col = carry.col;
-          mine = carry.row;
-        } else {
-          col = sp[t.j0 + lane];
-          mine = sp[t.i0 + lane];
-        }
-        carry.ready = more && one_warp_block(next);
-        if (carry.ready) {
-          carry.col = sp[next.j0 + lane];
-          carry.row = sp[next.i0 + lane];
-        }
+        const Sphere col = sp[t.j0 + lane];
+        const Sphere mine = sp[t.i0 + lane];
         staged[lane] = col;
         const float col_max = intrinsics::warp_max_nonneg(col.c[3]);
         team.team_barrier();
@@ -872,13 +853,12 @@ TDMAPS_UNROLL_BY(8)
   /// block); `total` sums the thread's hits over its team's blocks (lane
   /// path, count / int flags / bit flags).
   template <Mode M>
-  KOKKOS_FORCEINLINE_FUNCTION void run(const team_member_t<ExecSpace>& team, const Tile& t, const bool more,
-                                       const Tile& next, Carry& carry) const {
+  KOKKOS_FORCEINLINE_FUNCTION void run(const team_member_t<ExecSpace>& team, const Tile& t, Carry& carry) const {
     if constexpr (lane_tile) {
-      lane_tile_body<M>(team, t, more, next, carry);
+      lane_tile_body<M>(team, t, carry);
       return;
     } else {
-      (void)more, (void)next, (void)carry;
+      (void)carry;
     }
     const Scratch sh(static_cast<float*>(t.scratch), 8, rho);
     // Coalesced: consecutive q read consecutive floats of the (n x 4) rows.
@@ -901,15 +881,14 @@ TDMAPS_UNROLL_BY(8)
 template <class ExecSpace, Mode M>
 struct TileKernelOf {
   TileKernel<ExecSpace> k;
-  /// A thread's hits over its team's blocks, the next block's spheres (for_each_tile's team state).
+  /// A thread's hits over its team's blocks, the stop flag (for_each_tile's team state).
   using team_state = typename TileKernel<ExecSpace>::Carry;
-  KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team, const Tile& t, const bool more,
-                                  const Tile& next, team_state& st) const {
+  KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team, const Tile& t, team_state& st) const {
     if (k.b.stop != nullptr) {
       if (st.stop < 0) st.stop = *k.b.stop != 0 ? 1 : 0;  // once per team: uniform, written before this launch
       if (st.stop == 1) return;
     }
-    k.template run<M>(team, t, more, next, st);
+    k.template run<M>(team, t, st);
   }
   KOKKOS_FUNCTION void team_end(const team_member_t<ExecSpace>& team, const team_state& st) const {
     k.template add_hits<M>(team, st.hits);

@@ -323,23 +323,15 @@ struct TileFunctor {
     // read back to be completed; perf_tests/README.md.)
     const index_t teams = team.league_size();
     if constexpr (has_team_state<Kernel>::value) {
-      // The team's next block is found before the current one runs, so that
-      // the kernel can start loading its data (next: null after the last).
       typename Kernel::team_state state{};
-      index_t k = team.league_rank();
-      Block2 cur, next;
-      bool have = false;
-      for (; k < count && !have; k += teams) have = impl::block(map, launch, offset + k, cur);  // uniform over the team
-      while (have) {
-        bool more = false;
-        for (; k < count && !more; k += teams) more = impl::block(map, launch, offset + k, next);
-        if (busy) team.team_barrier();  // every thread is done with the scratch
+      for (index_t k = team.league_rank(); k < count; k += teams) {
+        Block2 b;
+        if (!impl::block(map, launch, offset + k, b)) continue;  // uniform over the team (same omega)
+        if (busy) team.team_barrier();                      // every thread is done with the scratch
         busy = true;
-        Tile t = make_tile(map.domain, cur);
+        Tile t = make_tile(map.domain, b);
         t.scratch = scratch;
-        kernel(team, t, more, make_tile(map.domain, next), state);
-        cur = next;
-        have = more;
+        kernel(team, t, state);
       }
       kernel.team_end(team, state);
     } else {
@@ -440,13 +432,10 @@ void for_each_element(const ExecSpace& space, const Map& map, const Kernel& kern
 /// kernel(team, tile) for every block of map.domain, exactly once, with
 /// scratch_bytes of level-0 team scratch per block. A kernel that declares a
 /// type `team_state` (default-constructible) is called as kernel(team, tile,
-/// more, next, state) instead: `next` is the block the team takes after
-/// this one when `more` (the kernel may start loading its data; its
-/// scratch pointer is null, and its value is unspecified without `more`),
-/// `state` is one per thread and lives across the blocks its team takes
-/// (LaunchHints::blocks_per_team); kernel.team_end(team, state) follows
-/// once per team after its last block (also when it took none): e.g. hits
-/// summed over a team's blocks and added with one atomic per team.
+/// state) instead, with one state per thread that lives across the blocks
+/// its team takes (LaunchHints::blocks_per_team), and kernel.team_end(team,
+/// state) once per team after its last block (also when it took none): e.g.
+/// hits summed over a team's blocks and added with one atomic per team.
 template <class ExecSpace, class Map, class Kernel>
 void for_each_tile(const ExecSpace& space, const Map& map, std::size_t scratch_bytes, const Kernel& kernel,
                    const std::string& label = std::string("tdmaps::for_each_tile::") + Map::name,
