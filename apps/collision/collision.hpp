@@ -40,8 +40,8 @@
 //             bytes apart (pair (i, j) -> counter (i + j) % 256: the lanes of a
 //             row hit different counters, and host threads share no line),
 //             then a reduction of the 256 counters. The GPU tile path sums a
-//             thread's hits over its rows (a warp's, at block side 32 on
-//             CUDA) and adds them with one atomic per thread (warp).
+//             thread's hits over its team's blocks (a warp's, at block side
+//             32 on CUDA) and adds them with one atomic per thread (warp).
 //   flags     one bit per pair, bit p of the little-endian uint32 word array
 //             (word p / 32, bit p % 32), ceil(T(n - 1) / 32) words. A word
 //             holds up to 32 consecutive packed indices, which cross block and
@@ -694,8 +694,8 @@ struct TileKernel {
   /// 32 pairs of a row straddle two flag words shared with the neighbouring
   /// blocks (the row-aligned flags do not).
   ///
-  /// Count and int flags sum their hits per thread (per warp on CUDA) and
-  /// add them with one atomic.
+  /// Count, int flags and bit flags sum their hits per thread over the
+  /// team's blocks (`total`; added by add_hits at the team's end).
   template <Mode M>
   KOKKOS_FORCEINLINE_FUNCTION void lane_rows(const team_member_t<ExecSpace>& team, const Tile& t, const Sphere* rows,
                                              const Sphere* window, int& total) const {

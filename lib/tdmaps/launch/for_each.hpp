@@ -310,6 +310,18 @@ struct TileFunctor {
       : map(m), kernel(k), launch(l), scratch_bytes(bytes) {}
 
   KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team) const {
+    if constexpr (has_team_state<Kernel>::value) {
+      typename Kernel::team_state state{};
+      each_block(team, [&](const Tile& t) { kernel(team, t, state); });
+      kernel.team_end(team, state);
+    } else {
+      each_block(team, [&](const Tile& t) { kernel(team, t); });
+    }
+  }
+
+  /// f(tile) for each block the team takes, a team barrier between blocks.
+  template <class F>
+  KOKKOS_FORCEINLINE_FUNCTION void each_block(const team_member_t<ExecSpace>& team, const F& f) const {
     // One allocation per team, handed to every block it takes.
     void* const scratch =
         scratch_bytes > 0 ? team.team_scratch(0).get_shmem_aligned(scratch_bytes, tile_scratch_alignment) : nullptr;
@@ -322,28 +334,14 @@ struct TileFunctor {
     // 230 MB of DRAM reads against 1 MB: sectors evicted half-written and
     // read back to be completed; perf_tests/README.md.)
     const index_t teams = team.league_size();
-    if constexpr (has_team_state<Kernel>::value) {
-      typename Kernel::team_state state{};
-      for (index_t k = team.league_rank(); k < count; k += teams) {
-        Block2 b;
-        if (!impl::block(map, launch, offset + k, b)) continue;  // uniform over the team (same omega)
-        if (busy) team.team_barrier();                      // every thread is done with the scratch
-        busy = true;
-        Tile t = make_tile(map.domain, b);
-        t.scratch = scratch;
-        kernel(team, t, state);
-      }
-      kernel.team_end(team, state);
-    } else {
-      for (index_t k = team.league_rank(); k < count; k += teams) {
-        Block2 b;
-        if (!impl::block(map, launch, offset + k, b)) continue;  // uniform over the team (same omega)
-        if (busy) team.team_barrier();                      // every thread is done with the scratch
-        busy = true;
-        Tile t = make_tile(map.domain, b);
-        t.scratch = scratch;
-        kernel(team, t);
-      }
+    for (index_t k = team.league_rank(); k < count; k += teams) {
+      Block2 b;
+      if (!impl::block(map, launch, offset + k, b)) continue;  // uniform over the team (same omega)
+      if (busy) team.team_barrier();                      // every thread is done with the scratch
+      busy = true;
+      Tile t = make_tile(map.domain, b);
+      t.scratch = scratch;
+      f(t);
     }
   }
 };
