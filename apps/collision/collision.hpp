@@ -373,10 +373,6 @@ template <class MemorySpace>
 struct Buffers {
   ConstSpheres<MemorySpace> s;
   Mode mode = Mode::count;
-  /// Tile kernels with the input check in flight (collide()): slot 1 of the
-  /// counters, not a counting slot; non-zero when a sphere is invalid, and
-  /// then every block returns before it writes anything.
-  const counter_t* stop = nullptr;
   Kokkos::View<counter_t*, MemorySpace> slots;           ///< count, intflags
   Kokkos::View<std::uint32_t*, MemorySpace> words;       ///< flags, rowflags
   Kokkos::View<std::int32_t*, MemorySpace> ints;         ///< intflags
@@ -597,8 +593,7 @@ struct TileKernel {
 
   /// What a thread carries across its team's blocks (TileKernelOf::team_state).
   struct Carry {
-    int hits = 0;   ///< count, int flags, bit flags: the thread's hits so far
-    int stop = -1;  ///< Buffers::stop as the team's first block read it (1: stop), -1 before
+    int hits = 0;  ///< count, int flags, bit flags: the thread's hits so far
   };
 
   /// Whether block t takes the one-warp own-rows path (CUDA, block side 32,
@@ -881,13 +876,9 @@ TDMAPS_UNROLL_BY(8)
 template <class ExecSpace, Mode M>
 struct TileKernelOf {
   TileKernel<ExecSpace> k;
-  /// A thread's hits over its team's blocks, the stop flag (for_each_tile's team state).
+  /// A thread's hits over its team's blocks (for_each_tile's team state).
   using team_state = typename TileKernel<ExecSpace>::Carry;
   KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team, const Tile& t, team_state& st) const {
-    if (k.b.stop != nullptr) {
-      if (st.stop < 0) st.stop = *k.b.stop != 0 ? 1 : 0;  // once per team: uniform, written before this launch
-      if (st.stop == 1) return;
-    }
     k.template run<M>(team, t, st);
   }
   KOKKOS_FUNCTION void team_end(const team_member_t<ExecSpace>& team, const team_state& st) const {
@@ -910,40 +901,6 @@ template <class MemorySpace>
 struct SumCounters {
   Kokkos::View<const counter_t*, MemorySpace> c;
   KOKKOS_FUNCTION void operator()(const index_t k, index_t& sum) const { sum += static_cast<index_t>(c(k)); }
-};
-
-/// The input check in flight (tile kernels, collide()): counters(1) = the
-/// largest n - i over invalid rows i (0: none), so the first invalid row is
-/// n - counters(1).
-template <class MemorySpace>
-struct FlagBadSpheres {
-  ConstSpheres<MemorySpace> s;
-  Kokkos::View<counter_t*, MemorySpace> c;
-  KOKKOS_FUNCTION void operator()(const index_t i) const {
-    const bool ok = finite(s(i, 0)) && finite(s(i, 1)) && finite(s(i, 2)) && finite(s(i, 3)) && s(i, 3) >= 0.0f;
-    if (!ok) Kokkos::atomic_fetch_max(&c(1), static_cast<counter_t>(s.extent(0) - i));
-  }
-};
-
-/// The counting slots' sum and counters(1) (FlagBadSpheres), in one
-/// reduction: one wait for the device per call.
-struct CountAndStop {
-  index_t count;
-  index_t stop;
-};
-template <class MemorySpace>
-struct SumCountersAndStop {
-  using value_type = CountAndStop;
-  Kokkos::View<const counter_t*, MemorySpace> c;
-  KOKKOS_FUNCTION void init(value_type& v) const { v.count = 0, v.stop = 0; }
-  KOKKOS_FUNCTION void join(volatile value_type& dst, const volatile value_type& src) const {
-    dst.count += src.count;
-    dst.stop = dst.stop > src.stop ? dst.stop : src.stop;
-  }
-  KOKKOS_FUNCTION void operator()(const index_t k, value_type& v) const {
-    if (k % slot_stride == 0) v.count += static_cast<index_t>(c(k));
-    else if (k == 1) v.stop = static_cast<index_t>(c(k));
-  }
 };
 
 template <class MemorySpace>
@@ -1065,17 +1022,6 @@ index_t sum(const ExecSpace& space, const char* label, index_t extent, const Fun
   return total;
 }
 
-/// Throws std::invalid_argument naming row `first` of s and what is wrong with it.
-template <class ExecSpace>
-[[noreturn]] void throw_bad_sphere(const ExecSpace& space, const ConstSpheres<typename ExecSpace::memory_space>& s,
-                                   index_t first) {
-  float row[4];
-  Kokkos::View<float[4], Kokkos::HostSpace, Kokkos::MemoryUnmanaged> h(row);
-  Kokkos::deep_copy(space, h, Kokkos::subview(s, first, Kokkos::ALL));
-  space.fence();
-  throw std::invalid_argument("tdmaps::collision: sphere row " + std::to_string(first) + ": " + check_sphere(row));
-}
-
 template <class ExecSpace>
 void check_spheres(const ExecSpace& space, const ConstSpheres<typename ExecSpace::memory_space>& s) {
   using mem = typename ExecSpace::memory_space;
@@ -1084,7 +1030,12 @@ void check_spheres(const ExecSpace& space, const ConstSpheres<typename ExecSpace
   index_t first = n;
   Kokkos::parallel_reduce("tdmaps::collision::check_spheres", range_t<ExecSpace>(space, 0, n), FirstBadSphere<mem>{s},
                           Kokkos::Min<index_t>(first));
-  if (first < n) throw_bad_sphere(space, s, first);
+  if (first >= n) return;
+  float row[4];
+  Kokkos::View<float[4], Kokkos::HostSpace, Kokkos::MemoryUnmanaged> h(row);
+  Kokkos::deep_copy(space, h, Kokkos::subview(s, first, Kokkos::ALL));
+  space.fence();
+  throw std::invalid_argument("tdmaps::collision: sphere row " + std::to_string(first) + ": " + check_sphere(row));
 }
 
 template <class ExecSpace, class Map>
@@ -1172,17 +1123,7 @@ index_t collide(const ExecSpace& space, const ConstSpheres<typename ExecSpace::m
     throw std::invalid_argument("tdmaps::collision: intflags has " + std::to_string(out.intflags.extent(0)) +
                                 " entries; n = " + std::to_string(n) + " spheres need pair_count(n) = " +
                                 std::to_string(pair_count(n)));
-  // The input check. The GPU tile path of the results written only by the
-  // kernel (count, int flags, row-aligned flags at block side 32) runs it
-  // in flight: it flags an invalid row in a counter, the kernel's teams
-  // read the flag and return before writing anything, and the count's
-  // reduction brings the flag back; one wait for the device per call
-  // instead of two (~10 us on the H100). The other paths check first.
-  const bool whole_rowflags = result == Result::rowflags && kernel == Kernel::tile &&
-                              tdmaps::is_gpu_space<ExecSpace>::value && map.domain.rho == 32;
-  const bool in_flight = n > 1 && kernel == Kernel::tile && impl::TileKernel<ExecSpace>::lane_tile &&
-                         (result == Result::count || result == Result::intflags || whole_rowflags);
-  if (!in_flight) impl::check_spheres(space, spheres);
+  impl::check_spheres(space, spheres);
 
   impl::Buffers<mem> b;
   b.s = spheres;
@@ -1201,7 +1142,9 @@ index_t collide(const ExecSpace& space, const ConstSpheres<typename ExecSpace::m
         // The linear kernel writes whole words, and so does the GPU tile
         // kernel the row-aligned flags at block side 32 (a warp per block
         // row); the other kernels set bits only.
-        const bool whole = kernel == Kernel::linear || whole_rowflags;
+        const bool whole = kernel == Kernel::linear ||
+                           (result == Result::rowflags && kernel == Kernel::tile &&
+                            tdmaps::is_gpu_space<ExecSpace>::value && map.domain.rho == 32);
         if (!whole) Kokkos::deep_copy(space, b.words, std::uint32_t(0));
       }
       if (!counted) {
@@ -1222,19 +1165,6 @@ index_t collide(const ExecSpace& space, const ConstSpheres<typename ExecSpace::m
                : result == Result::intflags ? impl::Mode::intflags
                : result == Result::rowflags ? impl::Mode::rowflags
                                             : impl::Mode::flags;
-      if (in_flight) {
-        Kokkos::parallel_for("tdmaps::collision::check_spheres", impl::range_t<ExecSpace>(space, 0, n),
-                             impl::FlagBadSpheres<mem>{spheres, out.counters});
-        b.stop = out.counters.data() + 1;
-        impl::launch(space, map, kernel, b, name(result), hints);
-        impl::CountAndStop r{0, 0};
-        Kokkos::parallel_reduce("tdmaps::collision::count_sum",
-                                impl::range_t<ExecSpace>(space, 0, impl::count_slots * impl::slot_stride),
-                                impl::SumCountersAndStop<mem>{out.counters}, r);
-        if (r.stop != 0) impl::throw_bad_sphere(space, spheres, n - r.stop);
-        total = r.count;
-        break;
-      }
       if (n > 1) impl::launch(space, map, kernel, b, name(result), hints);
       total = impl::sum(space, "tdmaps::collision::count_sum", impl::count_slots * impl::slot_stride,
                         impl::SumCounters<mem>{b.slots});
