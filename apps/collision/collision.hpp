@@ -191,10 +191,10 @@ struct Output {
   Kokkos::View<std::uint32_t*, MemorySpace> rowflags;  ///< rowflags: row_flag_words(n) words, given by the caller
   PairList<MemorySpace> pairs;                        ///< pairs: (re)allocated to (count, 2)
   index_t max_pairs = -1;                             ///< pairs: more throw std::length_error; < 0: no cap
-  /// count, intflags (and flags on the GPU tile path): the kernel's
-  /// counters; allocated by the first call that needs them and reused by
-  /// later calls with this Output (no allocation, and no free that
-  /// synchronises the device, per call).
+  /// count, intflags (and bit flags on the GPU tile path): the kernel's
+  /// counters and the input check's result; allocated by the first call
+  /// that needs them and reused by later calls with this Output (no
+  /// allocation, and no free that synchronises the device, per call).
   Kokkos::View<unsigned long long*, MemorySpace> counters;
 };
 
@@ -380,6 +380,9 @@ struct Buffers {
   Kokkos::View<const index_t*, MemorySpace> row_offset;  ///< append: n + 1 exclusive offsets
   Kokkos::View<index_t*, MemorySpace> keys;              ///< append: packed indices
   Kokkos::View<int, MemorySpace> overflow;               ///< append: set when a row's segment would overflow
+  /// Tile launches behind the input check on the device (collide): the
+  /// check's first bad row, ~0 when none; a team takes no block unless ~0.
+  const counter_t* gate = nullptr;
 
   KOKKOS_FORCEINLINE_FUNCTION bool hit(index_t i, index_t j) const {
     return collides(s(i, 0), s(i, 1), s(i, 2), s(i, 3), s(j, 0), s(j, 1), s(j, 2), s(j, 3));
@@ -775,11 +778,11 @@ TDMAPS_UNROLL_BY(8)
     std::uint32_t row = 0;
     bool decisive = true;
     TDMAPS_UNROLL
-    for (int tj = 0; tj < 32; ++tj) {
+    for (int tj = 31; tj >= 0; --tj) {
       const Sphere o = cols[tj];
       const float gap = walk_gap(mine.c[0], mine.c[1], mine.c[2], mine.c[3], o.c[0], o.c[1], o.c[2], o.c[3]);
       decisive = decisive && intrinsics::abs_f(gap) > bound;
-      row = (row >> 1) | (intrinsics::float_bits(gap) & 0x80000000u);  // column tj ends at bit tj
+      row = intrinsics::shift_in_sign(row, gap);  // columns from 31 down: column tj ends at bit tj
     }
     if (!decisive) {
       row = 0;
@@ -884,23 +887,62 @@ struct TileKernelOf {
   KOKKOS_FUNCTION void team_end(const team_member_t<ExecSpace>& team, const team_state& st) const {
     k.template add_hits<M>(team, st.hits);
   }
+  /// for_each_tile's gate, read once per team: false when the input check
+  /// that ran on the device ahead of this launch found a bad sphere.
+  KOKKOS_FUNCTION bool enabled() const { return k.b.gate == nullptr || *k.b.gate == ~counter_t(0); }
 };
 
 // ---- small host-launched helpers (functors: usable from any calling context) --
+
+KOKKOS_FORCEINLINE_FUNCTION bool sphere_ok(float x, float y, float z, float r) {
+  return finite(x) && finite(y) && finite(z) && finite(r) && r >= 0.0f;
+}
 
 template <class MemorySpace>
 struct FirstBadSphere {
   ConstSpheres<MemorySpace> s;
   KOKKOS_FUNCTION void operator()(const index_t i, index_t& first) const {
-    const bool ok = finite(s(i, 0)) && finite(s(i, 1)) && finite(s(i, 2)) && finite(s(i, 3)) && s(i, 3) >= 0.0f;
-    if (!ok && i < first) first = i;
+    if (!sphere_ok(s(i, 0), s(i, 1), s(i, 2), s(i, 3)) && i < first) first = i;
   }
+};
+
+/// The input check and the counters' reset in one launch: the first bad
+/// sphere row (a Min reduction; ~0 when none) and counters [0, slots) = 0.
+template <class MemorySpace>
+struct CheckAndReset {
+  ConstSpheres<MemorySpace> s;
+  Kokkos::View<counter_t*, MemorySpace> counters;
+  index_t n = 0, slots = 0;
+  KOKKOS_FUNCTION void operator()(const index_t k, counter_t& first) const {
+    if (k < slots) counters(k) = 0;
+    if (k < n && !sphere_ok(s(k, 0), s(k, 1), s(k, 2), s(k, 3)) && static_cast<counter_t>(k) < first)
+      first = static_cast<counter_t>(k);
+  }
+};
+
+/// The hits in counters [0, slots) and the input check's result (entry slots).
+struct CountSummary {
+  index_t total;
+  counter_t first_bad;
 };
 
 template <class MemorySpace>
 struct SumCounters {
+  using value_type = CountSummary;
   Kokkos::View<const counter_t*, MemorySpace> c;
-  KOKKOS_FUNCTION void operator()(const index_t k, index_t& sum) const { sum += static_cast<index_t>(c(k)); }
+  index_t slots = 0;
+  KOKKOS_FUNCTION void operator()(const index_t k, value_type& v) const {
+    if (k < slots) v.total += static_cast<index_t>(c(k));
+    else v.first_bad = c(k);
+  }
+  KOKKOS_FUNCTION void init(value_type& v) const {
+    v.total = 0;
+    v.first_bad = ~counter_t(0);
+  }
+  KOKKOS_FUNCTION void join(volatile value_type& a, const volatile value_type& b) const {
+    a.total += b.total;
+    if (b.first_bad < a.first_bad) a.first_bad = b.first_bad;
+  }
 };
 
 template <class MemorySpace>
@@ -1022,6 +1064,18 @@ index_t sum(const ExecSpace& space, const char* label, index_t extent, const Fun
   return total;
 }
 
+/// Throws std::invalid_argument naming sphere row `first` and what is wrong with it.
+template <class ExecSpace>
+[[noreturn]] void reject_sphere(const ExecSpace& space, const ConstSpheres<typename ExecSpace::memory_space>& s,
+                                index_t first) {
+  float row[4];
+  Kokkos::View<float[4], Kokkos::HostSpace, Kokkos::MemoryUnmanaged> h(row);
+  Kokkos::deep_copy(space, h, Kokkos::subview(s, first, Kokkos::ALL));
+  space.fence();
+  throw std::invalid_argument("tdmaps::collision: sphere row " + std::to_string(first) + ": " + check_sphere(row));
+}
+
+/// The input check with one device wait: throws (reject_sphere) on the first bad row.
 template <class ExecSpace>
 void check_spheres(const ExecSpace& space, const ConstSpheres<typename ExecSpace::memory_space>& s) {
   using mem = typename ExecSpace::memory_space;
@@ -1030,12 +1084,7 @@ void check_spheres(const ExecSpace& space, const ConstSpheres<typename ExecSpace
   index_t first = n;
   Kokkos::parallel_reduce("tdmaps::collision::check_spheres", range_t<ExecSpace>(space, 0, n), FirstBadSphere<mem>{s},
                           Kokkos::Min<index_t>(first));
-  if (first >= n) return;
-  float row[4];
-  Kokkos::View<float[4], Kokkos::HostSpace, Kokkos::MemoryUnmanaged> h(row);
-  Kokkos::deep_copy(space, h, Kokkos::subview(s, first, Kokkos::ALL));
-  space.fence();
-  throw std::invalid_argument("tdmaps::collision: sphere row " + std::to_string(first) + ": " + check_sphere(row));
+  if (first < n) reject_sphere(space, s, first);
 }
 
 template <class ExecSpace, class Map>
@@ -1123,8 +1172,6 @@ index_t collide(const ExecSpace& space, const ConstSpheres<typename ExecSpace::m
     throw std::invalid_argument("tdmaps::collision: intflags has " + std::to_string(out.intflags.extent(0)) +
                                 " entries; n = " + std::to_string(n) + " spheres need pair_count(n) = " +
                                 std::to_string(pair_count(n)));
-  impl::check_spheres(space, spheres);
-
   impl::Buffers<mem> b;
   b.s = spheres;
   index_t total = 0;
@@ -1137,40 +1184,63 @@ index_t collide(const ExecSpace& space, const ConstSpheres<typename ExecSpace::m
       // does); the other kernels' flags are counted from the words.
       const bool bits = result == Result::flags || result == Result::rowflags;
       const bool counted = !bits || (kernel == Kernel::tile && impl::TileKernel<ExecSpace>::lane_tile);
-      if (bits) {
-        b.words = result == Result::flags ? out.flags : out.rowflags;
-        // The linear kernel writes whole words, and so does the GPU tile
-        // kernel the row-aligned flags at block side 32 (a warp per block
-        // row); the other kernels set bits only.
-        const bool whole = kernel == Kernel::linear ||
-                           (result == Result::rowflags && kernel == Kernel::tile &&
-                            tdmaps::is_gpu_space<ExecSpace>::value && map.domain.rho == 32);
-        if (!whole) Kokkos::deep_copy(space, b.words, std::uint32_t(0));
-      }
+      // The linear kernel writes whole words, and so does the GPU tile
+      // kernel the row-aligned flags at block side 32 (a warp per block
+      // row); the other kernels set bits only, in words zeroed first.
+      const bool whole = kernel == Kernel::linear ||
+                         (result == Result::rowflags && kernel == Kernel::tile &&
+                          tdmaps::is_gpu_space<ExecSpace>::value && map.domain.rho == 32);
+      if (bits) b.words = result == Result::flags ? out.flags : out.rowflags;
       if (!counted) {
+        impl::check_spheres(space, spheres);
+        if (!whole) Kokkos::deep_copy(space, b.words, std::uint32_t(0));
         b.mode = result == Result::flags ? impl::Mode::flags : impl::Mode::rowflags;
         if (n > 1) impl::launch(space, map, kernel, b, name(result), hints);
         total = impl::sum(space, "tdmaps::collision::flags_popcount", static_cast<index_t>(b.words.extent(0)),
                           impl::PopcountWords<mem>{b.words});
         break;
       }
-      if (static_cast<index_t>(out.counters.extent(0)) != impl::count_slots * impl::slot_stride)
+      // Counters [0, slots) take the hits, entry `slots` the input check's
+      // first bad row. One launch checks the spheres and zeroes the
+      // counters. A tile kernel that writes nothing before its blocks (not
+      // the words zeroed first) runs behind it without a device wait: each
+      // team reads the check's result before its first block and takes no
+      // block on bad input (for_each_tile's gate), so nothing is written;
+      // the call then waits once, for the sum. The others wait for the
+      // check first (their outputs are untouched on bad input either way).
+      constexpr index_t slots = impl::count_slots * impl::slot_stride;
+      if (static_cast<index_t>(out.counters.extent(0)) != slots + 1)
         out.counters = Kokkos::View<impl::counter_t*, mem>(
-            Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tdmaps::collision::count_slots"),
-            impl::count_slots * impl::slot_stride);
-      Kokkos::deep_copy(space, out.counters, impl::counter_t(0));
+            Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tdmaps::collision::count_slots"), slots + 1);
+      const Kokkos::View<impl::counter_t, mem> first_bad(out.counters.data() + slots);  // unmanaged
+      Kokkos::parallel_reduce("tdmaps::collision::check_and_reset", impl::range_t<ExecSpace>(space, 0, n > slots ? n : slots),
+                              impl::CheckAndReset<mem>{spheres, out.counters, n, slots},
+                              Kokkos::Min<impl::counter_t, mem>(first_bad));
+      const bool gated = kernel == Kernel::tile && (!bits || whole);
+      if (!gated) {
+        impl::counter_t bad = 0;
+        Kokkos::deep_copy(space, Kokkos::View<impl::counter_t, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(&bad), first_bad);
+        space.fence();
+        if (bad != ~impl::counter_t(0)) impl::reject_sphere(space, spheres, static_cast<index_t>(bad));
+        if (bits && !whole) Kokkos::deep_copy(space, b.words, std::uint32_t(0));
+      }
       b.slots = out.counters;
+      b.gate = gated ? first_bad.data() : nullptr;
       b.ints = out.intflags;
       b.mode = result == Result::count      ? impl::Mode::count
                : result == Result::intflags ? impl::Mode::intflags
                : result == Result::rowflags ? impl::Mode::rowflags
                                             : impl::Mode::flags;
       if (n > 1) impl::launch(space, map, kernel, b, name(result), hints);
-      total = impl::sum(space, "tdmaps::collision::count_sum", impl::count_slots * impl::slot_stride,
-                        impl::SumCounters<mem>{b.slots});
+      impl::CountSummary summary{};
+      Kokkos::parallel_reduce("tdmaps::collision::count_sum", impl::range_t<ExecSpace>(space, 0, slots + 1),
+                              impl::SumCounters<mem>{out.counters, slots}, summary);
+      if (summary.first_bad != ~impl::counter_t(0)) impl::reject_sphere(space, spheres, static_cast<index_t>(summary.first_bad));
+      total = summary.total;
       break;
     }
     case Result::pairs:
+      impl::check_spheres(space, spheres);
       total = impl::pair_list(space, map, kernel, b, out, hints);
       break;
   }

@@ -389,9 +389,12 @@ TEST(TEST_CATEGORY, collision_rejects_bad_input_naming_it) {
     EXPECT_NE(m.find("negative"), std::string::npos) << m;
   }
   // Outputs written only by the kernel stay untouched when the input is
-  // rejected, whichever way the check runs (on GPU tile paths it runs
-  // beside the kernel, whose blocks then return): every kernel, block sides
-  // 8 and 32, the first bad row named.
+  // rejected, whichever way the check runs (on tile paths that write
+  // nothing before the kernel it runs on the device ahead of it, whose
+  // teams then take no block): every kernel, block sides 8 and 32, the
+  // first bad row named. The same Output then serves good input: its
+  // counters and the check's result are reset by every call.
+  const Expected good = oracle(host, 3);
   for (const int rho : {8, 32}) {
     for (const tc::Kernel kernel : {tc::Kernel::tile, tc::Kernel::element, tc::Kernel::linear}) {
       std::vector<float> bad = host;
@@ -415,6 +418,14 @@ TEST(TEST_CATEGORY, collision_rejects_bad_input_naming_it) {
       for (std::size_t k = 0; k < fi.extent(0); ++k) touched += fi(k) != -7 ? 1 : 0;
       for (std::size_t k = 0; k < fr.extent(0); ++k) touched += fr(k) != 0xA5A5A5A5u ? 1 : 0;
       EXPECT_EQ(touched, 0) << tc::name(kernel) << ", rho " << rho << ": outputs written despite the rejected input";
+      const tc::ConstSpheres<Mem> ok = tc::to_device(Space(), host);
+      for (const tc::Result r : {tc::Result::count, tc::Result::intflags, tc::Result::rowflags})
+        EXPECT_EQ(tc::collide(Space(), ok, map, r, kernel, o), good.count)
+            << tc::name(r) << ", " << tc::name(kernel) << ", rho " << rho << ": after a rejected call";
+      fi = to_host(o.intflags);
+      touched = 0;
+      for (std::size_t k = 0; k < fi.extent(0); ++k) touched += fi(k) != static_cast<std::int32_t>(good.mask[k]) ? 1 : 0;
+      EXPECT_EQ(touched, 0) << tc::name(kernel) << ", rho " << rho << ": int flags after a rejected call";
     }
   }
   const tc::ConstSpheres<Mem> s = tc::to_device(Space(), host);

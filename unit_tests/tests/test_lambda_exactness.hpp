@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -320,4 +321,44 @@ TEST(TEST_CATEGORY, sqrt_rn_or_flag_flags_exactly_the_special_inputs) {
                           Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(0, total), SqrtFlagCheck{d},
                           wrong);
   EXPECT_EQ(wrong, 0);
+}
+
+// intrinsics::shift_in_sign, the collision walk's bit gathering (a funnel
+// shift on CUDA): 32 steps over hashed float patterns (every class: +-0,
+// NaN, infinities, subnormals) against the word built by an independent
+// loop of sign tests; each step checked too, from a hashed starting word.
+namespace {
+struct ShiftInSignCheck {
+  KOKKOS_FUNCTION static std::uint32_t hash(std::uint64_t k) {
+    std::uint64_t h = k * 0x9e3779b97f4a7c15ull;  // splitmix64's finaliser
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+    return static_cast<std::uint32_t>(h ^ (h >> 31));
+  }
+  KOKKOS_FUNCTION void operator()(const index_t k, index_t& wrong) const {
+    std::uint32_t word = hash(static_cast<std::uint64_t>(k) << 6), expect = 0;
+    for (int s = 0; s < 32; ++s) {
+      const std::uint32_t u = hash((static_cast<std::uint64_t>(k) << 6) + 1 + static_cast<std::uint64_t>(s));
+      const float x = tdmaps::intrinsics::int_as_float(static_cast<std::int32_t>(u));
+      const std::uint32_t before = word;
+      word = tdmaps::intrinsics::shift_in_sign(word, x);
+      const std::uint32_t sign = (u & 0x80000000u) != 0 ? 1u : 0u;
+      if (word != ((before << 1) | sign)) ++wrong;
+      expect = (expect << 1) | sign;
+    }
+    if (word != expect) ++wrong;  // after 32 steps nothing of the starting word is left
+  }
+};
+}  // namespace
+
+TEST(TEST_CATEGORY, shift_in_sign_gathers_the_sign_bits) {
+  index_t wrong = 0;
+  Kokkos::parallel_reduce("tdmaps::test::shift_in_sign", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(0, 1 << 16),
+                          ShiftInSignCheck{}, wrong);
+  EXPECT_EQ(wrong, 0);
+  // The edges by name: -0 and a NaN with the sign set count as negative.
+  EXPECT_EQ(tdmaps::intrinsics::shift_in_sign(0x80000001u, -0.0f), 0x00000003u);
+  EXPECT_EQ(tdmaps::intrinsics::shift_in_sign(0x80000001u, 0.0f), 0x00000002u);
+  EXPECT_EQ(tdmaps::intrinsics::shift_in_sign(0u, -std::numeric_limits<float>::quiet_NaN()), 1u);
+  EXPECT_EQ(tdmaps::intrinsics::shift_in_sign(0u, std::numeric_limits<float>::infinity()), 0u);
 }

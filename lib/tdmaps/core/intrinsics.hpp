@@ -224,6 +224,18 @@ KOKKOS_FORCEINLINE_FUNCTION float warp_max_nonneg(float v) {
 #endif
 }
 
+/// (word << 1) | the sign bit of x: one funnel shift (SHF.L) on CUDA where
+/// masking the sign and shifting it in took two instructions. A word built
+/// from 32 such steps holds the first x's sign at bit 31 and the last's at
+/// bit 0 (-0 and NaN with the sign set count as negative).
+KOKKOS_FORCEINLINE_FUNCTION std::uint32_t shift_in_sign(std::uint32_t word, float x) {
+#if defined(__CUDA_ARCH__)
+  return __funnelshift_l(__float_as_uint(x), word, 1);
+#else
+  return (word << 1) | (float_bits(x) >> 31);
+#endif
+}
+
 /// a b + c with one rounding (FFMA on CUDA).
 KOKKOS_FORCEINLINE_FUNCTION float fma_f(float a, float b, float c) {
 #if defined(__CUDA_ARCH__)

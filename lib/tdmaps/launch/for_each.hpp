@@ -297,6 +297,12 @@ struct has_team_state : std::false_type {};
 template <class Kernel>
 struct has_team_state<Kernel, std::void_t<typename Kernel::team_state>> : std::true_type {};
 
+/// Whether a tile kernel declares a gate (`bool enabled() const`; see for_each_tile).
+template <class Kernel, class = void>
+struct has_gate : std::false_type {};
+template <class Kernel>
+struct has_gate<Kernel, std::void_t<decltype(bool(std::declval<const Kernel&>().enabled()))>> : std::true_type {};
+
 template <class ExecSpace, class Map, class Kernel>
 struct TileFunctor {
   Map map;
@@ -310,6 +316,9 @@ struct TileFunctor {
       : map(m), kernel(k), launch(l), scratch_bytes(bytes) {}
 
   KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team) const {
+    if constexpr (has_gate<Kernel>::value) {
+      if (!kernel.enabled()) return;  // once per team, before its first block
+    }
     if constexpr (has_team_state<Kernel>::value) {
       typename Kernel::team_state state{};
       each_block(team, [&](const Tile& t) { kernel(team, t, state); });
@@ -434,6 +443,11 @@ void for_each_element(const ExecSpace& space, const Map& map, const Kernel& kern
 /// its team takes (LaunchHints::blocks_per_team), and kernel.team_end(team,
 /// state) once per team after its last block (also when it took none): e.g.
 /// hits summed over a team's blocks and added with one atomic per team.
+/// A kernel that declares `bool enabled() const` (a gate) is asked once per
+/// team before its first block; a team that gets false takes no block and
+/// calls no team_end. With the condition computed on the device by an
+/// earlier launch on the same execution space instance, a launch can be
+/// cancelled without a host wait in between (collision's input check).
 template <class ExecSpace, class Map, class Kernel>
 void for_each_tile(const ExecSpace& space, const Map& map, std::size_t scratch_bytes, const Kernel& kernel,
                    const std::string& label = std::string("tdmaps::for_each_tile::") + Map::name,
