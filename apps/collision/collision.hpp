@@ -920,20 +920,21 @@ struct CheckAndReset {
   }
 };
 
-/// The hits in counters [0, slots) and the input check's result (entry slots).
+/// The hits in the counters and the input check's result.
 struct CountSummary {
   index_t total;
   counter_t first_bad;
 };
 
+/// k < count_slots: counter k (entry k slot_stride); k = count_slots: the
+/// input check's result (entry count_slots slot_stride).
 template <class MemorySpace>
 struct SumCounters {
   using value_type = CountSummary;
   Kokkos::View<const counter_t*, MemorySpace> c;
-  index_t slots = 0;
   KOKKOS_FUNCTION void operator()(const index_t k, value_type& v) const {
-    if (k < slots) v.total += static_cast<index_t>(c(k));
-    else v.first_bad = c(k);
+    if (k < count_slots) v.total += static_cast<index_t>(c(k * slot_stride));
+    else v.first_bad = c(k * slot_stride);
   }
   KOKKOS_FUNCTION void init(value_type& v) const {
     v.total = 0;
@@ -1233,8 +1234,8 @@ index_t collide(const ExecSpace& space, const ConstSpheres<typename ExecSpace::m
                                             : impl::Mode::flags;
       if (n > 1) impl::launch(space, map, kernel, b, name(result), hints);
       impl::CountSummary summary{};
-      Kokkos::parallel_reduce("tdmaps::collision::count_sum", impl::range_t<ExecSpace>(space, 0, slots + 1),
-                              impl::SumCounters<mem>{out.counters, slots}, summary);
+      Kokkos::parallel_reduce("tdmaps::collision::count_sum", impl::range_t<ExecSpace>(space, 0, impl::count_slots + 1),
+                              impl::SumCounters<mem>{out.counters}, summary);
       if (summary.first_bad != ~impl::counter_t(0)) impl::reject_sphere(space, spheres, static_cast<index_t>(summary.first_bad));
       total = summary.total;
       break;

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# A / B of two builds on one GPU in one call: the collision tile paths
+# (count, int flags, packed and row-aligned bit flags) at n = 1024 and
+# 30720, and the EDM tile kernels (d = 2 and 4, packed and full) at
+# n = 30720, BB and lambda; the two builds alternate, twice each, so that a
+# drift of the machine shows as a difference between rounds.
+#
+#   bash perf_tests/device_ab.sh A_BIN_DIR B_BIN_DIR     ($OUT/ab/{A,B}_{1,2}/)
+#
+# Each folder is a sweep.py output (results.csv, summary.txt, raw JSON).
+set -uo pipefail
+A=${1:?usage: device_ab.sh A_BIN_DIR B_BIN_DIR}
+B=${2:?usage: device_ab.sh A_BIN_DIR B_BIN_DIR}
+OUT=${OUT:-$PWD/device_out}
+mkdir -p "$OUT/ab"
+export PYTHONUNBUFFERED=1
+for round in 1 2; do
+  for side in A B; do
+    if [ "$side" = A ]; then bin=$A; else bin=$B; fi
+    python3 perf_tests/sweep.py --bin "$bin/tdmaps_bench_maps" --groups edm,collision --out "$OUT/ab/${side}_$round" -- \
+      --maps=bb,lambda_rsqrt --edm-n=30720 --edm-d=2,4 --edm-rho=32 --edm-layouts=packed,full --edm-kernels=tile \
+      --collision-n=1024,30720 --collision-rho=32 --collision-dims=3 \
+      --collision-results=count,intflags,flags,rowflags --collision-kernels=tile --iters=30 2>&1 | tail -1
+  done
+done
+python3 - "$OUT/ab" <<'EOF'
+import csv, os, sys
+root = sys.argv[1]
+rows = {}
+for run in sorted(os.listdir(root)):
+    path = os.path.join(root, run, "results.csv")
+    if not os.path.exists(path):
+        continue
+    for r in csv.DictReader(open(path)):
+        key = (r["variant"], r["map"], r["n"])
+        rows.setdefault(key, {})[run] = r["ms_median"]
+runs = sorted({k for v in rows.values() for k in v})
+print("variant map n " + " ".join(runs) + "   (ms, median)")
+for key in sorted(rows):
+    print(" ".join(key) + " " + " ".join(rows[key].get(r, "-") for r in runs))
+EOF
