@@ -271,6 +271,84 @@ TEST(TEST_CATEGORY, tile_launch_rejects_scratch_beyond_the_backend_limit) {
   ExecSpace().fence();
 }
 
+// for_each_tile's prefetch protocol: each block's prefetch (which writes a
+// marker of the block into its Tile::scratch) comes before the block, the
+// next block's prefetch does not overwrite it (the halves alternate), every
+// block is prefetched and visited once, and each team that takes a block
+// gets one empty prefetch (before its last block). BB skips blocks, so a
+// team's next block is not always its next omega; several blocks per team.
+namespace {
+struct PrefetchProbe {
+  using Mem = ExecSpace::memory_space;
+  Kokkos::View<index_t*, Mem> visits, prefetched;  // per block (bi nb + bj)
+  Kokkos::View<index_t[3], Mem> tally;             // empty prefetches, wrong markers, teams with a block
+  index_t nb;
+  int rho;
+  KOKKOS_FUNCTION index_t block(const tdmaps::Tile& t) const { return (t.i0 / rho) * nb + t.j0 / rho; }
+  KOKKOS_FUNCTION static index_t marker(const tdmaps::Tile& t) { return (t.i0 << 24) + t.j0 + 1; }
+  template <class Member>
+  KOKKOS_FUNCTION void prefetch(const Member& team, const tdmaps::Tile& t) const {
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      if (t.rows == 0) {
+        Kokkos::atomic_add(&tally(0), index_t(1));
+        return;
+      }
+      *static_cast<index_t*>(t.scratch) = marker(t);
+      Kokkos::atomic_add(&prefetched(block(t)), index_t(1));
+    });
+  }
+  template <class Member>
+  KOKKOS_FUNCTION void operator()(const Member& team, const tdmaps::Tile& t, int& taken) const {
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      if (*static_cast<const index_t*>(t.scratch) != marker(t)) Kokkos::atomic_add(&tally(1), index_t(1));
+      Kokkos::atomic_add(&visits(block(t)), index_t(1));
+    });
+    ++taken;
+  }
+  using team_state = int;
+  template <class Member>
+  KOKKOS_FUNCTION void team_end(const Member& team, const int& taken) const {
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      if (taken > 0) Kokkos::atomic_add(&tally(2), index_t(1));
+    });
+  }
+};
+}  // namespace
+
+TEST(TEST_CATEGORY, tile_prefetch_comes_one_block_ahead_into_the_other_half) {
+  static_assert(tdmaps::impl::has_prefetch<ExecSpace, PrefetchProbe>::value, "the probe declares prefetch");
+  for (const int per_team : {1, 2, 3, 7}) {
+    for (const bool bb : {false, true}) {
+      const index_t n = 200;
+      const int rho = 16;  // the last block row and column partial: 200 = 12 x 16 + 8
+      const tdmaps::Domain2 d(n, rho);
+      PrefetchProbe p;
+      p.nb = d.nb;
+      p.rho = rho;
+      p.visits = Kokkos::View<index_t*, PrefetchProbe::Mem>("visits", d.nb * d.nb);
+      p.prefetched = Kokkos::View<index_t*, PrefetchProbe::Mem>("prefetched", d.nb * d.nb);
+      p.tally = Kokkos::View<index_t[3], PrefetchProbe::Mem>("tally");
+      tdmaps::LaunchHints h;
+      h.blocks_per_team = per_team;
+      if (bb) tdmaps::for_each_tile(ExecSpace(), tdmaps::BoundingBoxMap(d), sizeof(index_t), p, "probe", h);
+      else tdmaps::for_each_tile(ExecSpace(), tdmaps::LambdaMap<>(d), sizeof(index_t), p, "probe", h);
+      const auto visits = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.visits);
+      const auto prefetched = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.prefetched);
+      const auto tally = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.tally);
+      index_t wrong = 0;
+      for (index_t bi = 0; bi < d.nb; ++bi)
+        for (index_t bj = 0; bj < d.nb; ++bj) {
+          const index_t expect = bj <= bi ? 1 : 0;
+          wrong += visits(bi * d.nb + bj) != expect || prefetched(bi * d.nb + bj) != expect ? 1 : 0;
+        }
+      EXPECT_EQ(wrong, 0) << "blocks per team " << per_team << (bb ? ", BB" : ", lambda");
+      EXPECT_EQ(tally(1), 0) << "blocks that found another block's marker; blocks per team " << per_team;
+      EXPECT_GT(tally(2), 0);
+      EXPECT_EQ(tally(0), tally(2)) << "one empty prefetch per team that takes a block; blocks per team " << per_team;
+    }
+  }
+}
+
 // intrinsics::sqrt_rn_or_flag, the EDM tile walks' fp32 sqrt: `odd` is set
 // exactly for x outside [2^-101, FLT_MAX] (the oracle: float compares, not
 // bit patterns), and for the other x the value has the bits of sqrt_rn (on
