@@ -605,32 +605,7 @@ struct TileKernel {
     return rho == 32 && s_vector && intrinsics::block_dim_y() == 1 && t.rows == 32 && !t.diagonal();
   }
 
-  /// Whether mode M has the one-warp own-rows path (all but int flags).
   template <Mode M>
-  static constexpr bool own_rows_mode = M != Mode::intflags;
-
-  /// for_each_tile's prefetch (TileKernelPrefetching): a one-warp block's
-  /// 32 column spheres and 32 row spheres copied asynchronously into its
-  /// scratch (cp.async: in flight while the block before runs, in no
-  /// register), one copy group per call, empty for other blocks.
-  template <Mode M>
-  KOKKOS_FORCEINLINE_FUNCTION void prefetch(const team_member_t<ExecSpace>& team, const Tile& t) const {
-    (void)team;
-    if constexpr (own_rows_mode<M> && intrinsics::warp_code()) {
-      if (one_warp_block(t)) {
-        const int lane = intrinsics::thread_x();
-        const Sphere* const sp = reinterpret_cast<const Sphere*>(b.s.data());
-        Sphere* const staged = static_cast<Sphere*>(t.scratch);
-        intrinsics::copy_async_16(staged + lane, sp + t.j0 + lane);
-        intrinsics::copy_async_16(staged + 32 + lane, sp + t.i0 + lane);
-      }
-      intrinsics::copy_async_commit();
-    } else {
-      (void)t;
-    }
-  }
-
-  template <Mode M, bool Prefetched>
   KOKKOS_FORCEINLINE_FUNCTION void lane_tile_body(const team_member_t<ExecSpace>& team, const Tile& t,
                                                   Carry& carry) const {
     Sphere* staged = static_cast<Sphere*>(t.scratch);  // aligned to tile_scratch_alignment
@@ -641,20 +616,6 @@ struct TileKernel {
       // registers, only the column spheres are staged; straight-line code
       // from threadIdx (the general staging below is a vector loop with
       // bounds and 64-bit index math per sphere).
-      if (Prefetched && one_warp_block(t)) {
-        // The spheres were copied by prefetch() before the block before
-        // ran: wait for this block's copies (the next block's may still be
-        // in flight), then a barrier makes every lane's copies visible.
-        const int lane = intrinsics::thread_x();
-        intrinsics::copy_async_wait<1>();
-        team.team_barrier();
-        const Sphere mine = staged[32 + lane];
-        const float col_max = intrinsics::warp_max_nonneg(staged[lane].c[3]);
-        int hits = 0;
-        own_rows<M>(t, staged, mine, col_max, lane, hits);
-        carry.hits += hits;
-        return;
-      }
       if (one_warp_block(t)) {
         const int lane = intrinsics::thread_x();
         const Sphere* const sp = reinterpret_cast<const Sphere*>(b.s.data());
@@ -889,10 +850,10 @@ TDMAPS_UNROLL_BY(8)
   /// One block, result mode M (a kernel per mode: no run-time switch per
   /// block); `total` sums the thread's hits over its team's blocks (lane
   /// path, count / int flags / bit flags).
-  template <Mode M, bool Prefetched = false>
+  template <Mode M>
   KOKKOS_FORCEINLINE_FUNCTION void run(const team_member_t<ExecSpace>& team, const Tile& t, Carry& carry) const {
     if constexpr (lane_tile) {
-      lane_tile_body<M, Prefetched>(team, t, carry);
+      lane_tile_body<M>(team, t, carry);
       return;
     } else {
       (void)carry;
@@ -915,13 +876,13 @@ TDMAPS_UNROLL_BY(8)
 };
 
 /// The tile kernel of one result mode, as for_each_tile calls it.
-template <class ExecSpace, Mode M, bool Prefetched = false>
+template <class ExecSpace, Mode M>
 struct TileKernelOf {
   TileKernel<ExecSpace> k;
   /// A thread's hits over its team's blocks (for_each_tile's team state).
   using team_state = typename TileKernel<ExecSpace>::Carry;
   KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team, const Tile& t, team_state& st) const {
-    k.template run<M, Prefetched>(team, t, st);
+    k.template run<M>(team, t, st);
   }
   KOKKOS_FUNCTION void team_end(const team_member_t<ExecSpace>& team, const team_state& st) const {
     k.template add_hits<M>(team, st.hits);
@@ -929,15 +890,6 @@ struct TileKernelOf {
   /// for_each_tile's gate, read once per team: false when the input check
   /// that ran on the device ahead of this launch found a bad sphere.
   KOKKOS_FUNCTION bool enabled() const { return k.b.gate == nullptr || *k.b.gate == ~counter_t(0); }
-};
-
-/// TileKernelOf with for_each_tile's prefetch: GPU, block side 32, the
-/// modes with the one-warp own-rows path (TileKernel::prefetch).
-template <class ExecSpace, Mode M>
-struct TileKernelPrefetching : TileKernelOf<ExecSpace, M, true> {
-  KOKKOS_FUNCTION void prefetch(const team_member_t<ExecSpace>& team, const Tile& t) const {
-    this->k.template prefetch<M>(team, t);
-  }
 };
 
 // ---- small host-launched helpers (functors: usable from any calling context) --
@@ -1092,25 +1044,13 @@ void launch(const ExecSpace& space, const Map& map, Kernel kernel, const Buffers
     const TileKernel<ExecSpace> k(b, rho);
     const std::size_t bytes = TileKernel<ExecSpace>::scratch_bytes(rho);
     const LaunchHints h = tile_hints(hints, b.mode, rho);
-    // GPU, block side 32: the own-rows modes prefetch each block's spheres.
-    const bool prefetch = is_gpu_space<ExecSpace>::value && rho == 32;
-    const auto run = [&](auto mode) {
-      constexpr Mode M = decltype(mode)::value;
-      if constexpr (TileKernel<ExecSpace>::template own_rows_mode<M> && is_gpu_space<ExecSpace>::value) {
-        if (prefetch) {
-          for_each_tile(space, map, bytes, TileKernelPrefetching<ExecSpace, M>{{k}}, label, h);
-          return;
-        }
-      }
-      for_each_tile(space, map, bytes, TileKernelOf<ExecSpace, M>{k}, label, h);
-    };
     switch (b.mode) {
-      case Mode::count: run(std::integral_constant<Mode, Mode::count>()); break;
-      case Mode::flags: run(std::integral_constant<Mode, Mode::flags>()); break;
-      case Mode::intflags: run(std::integral_constant<Mode, Mode::intflags>()); break;
-      case Mode::row_count: run(std::integral_constant<Mode, Mode::row_count>()); break;
-      case Mode::append: run(std::integral_constant<Mode, Mode::append>()); break;
-      case Mode::rowflags: run(std::integral_constant<Mode, Mode::rowflags>()); break;
+      case Mode::count: for_each_tile(space, map, bytes, TileKernelOf<ExecSpace, Mode::count>{k}, label, h); break;
+      case Mode::flags: for_each_tile(space, map, bytes, TileKernelOf<ExecSpace, Mode::flags>{k}, label, h); break;
+      case Mode::intflags: for_each_tile(space, map, bytes, TileKernelOf<ExecSpace, Mode::intflags>{k}, label, h); break;
+      case Mode::row_count: for_each_tile(space, map, bytes, TileKernelOf<ExecSpace, Mode::row_count>{k}, label, h); break;
+      case Mode::append: for_each_tile(space, map, bytes, TileKernelOf<ExecSpace, Mode::append>{k}, label, h); break;
+      case Mode::rowflags: for_each_tile(space, map, bytes, TileKernelOf<ExecSpace, Mode::rowflags>{k}, label, h); break;
     }
   } else {
     throw std::invalid_argument(std::string("tdmaps::collision: the tile kernel needs a block-space map; '") +

@@ -236,39 +236,6 @@ KOKKOS_FORCEINLINE_FUNCTION std::uint32_t shift_in_sign(std::uint32_t word, floa
 #endif
 }
 
-/// Copies 16 bytes from global memory to (team) shared memory, both 16-byte
-/// aligned: asynchronously on sm_80 and later (cp.async, no register holds
-/// the data; it is there after copy_async_wait and a barrier), a plain copy
-/// before and on hosts.
-KOKKOS_FORCEINLINE_FUNCTION void copy_async_16(void* shared_dst, const void* global_src) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(shared_dst));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(global_src) : "memory");
-#else
-  struct alignas(16) Bytes16 {
-    unsigned w[4];
-  };
-  *static_cast<Bytes16*>(shared_dst) = *static_cast<const Bytes16*>(global_src);
-#endif
-}
-
-/// Closes the thread's group of copy_async_16 calls (one group per call,
-/// possibly empty).
-KOKKOS_FORCEINLINE_FUNCTION void copy_async_commit() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
-}
-
-/// Waits until at most `Pending` of the thread's newest groups are still in
-/// flight (copy_async_wait<1>(): all but the newest are done).
-template <int Pending>
-KOKKOS_FORCEINLINE_FUNCTION void copy_async_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
-#endif
-}
-
 /// a b + c with one rounding (FFMA on CUDA).
 KOKKOS_FORCEINLINE_FUNCTION float fma_f(float a, float b, float c) {
 #if defined(__CUDA_ARCH__)

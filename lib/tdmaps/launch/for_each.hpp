@@ -303,24 +303,6 @@ struct has_gate : std::false_type {};
 template <class Kernel>
 struct has_gate<Kernel, std::void_t<decltype(bool(std::declval<const Kernel&>().enabled()))>> : std::true_type {};
 
-/// Whether a tile kernel prefetches (`prefetch(team, tile)`; see for_each_tile).
-template <class ExecSpace, class Kernel, class = void>
-struct has_prefetch : std::false_type {};
-template <class ExecSpace, class Kernel>
-struct has_prefetch<ExecSpace, Kernel,
-                    std::void_t<decltype(std::declval<const Kernel&>().prefetch(
-                        std::declval<const team_member_t<ExecSpace>&>(), std::declval<const Tile&>()))>>
-    : std::true_type {};
-
-/// Team scratch of a tile launch: the kernel's bytes per block, twice (and
-/// each half aligned) for a kernel that prefetches.
-template <class ExecSpace, class Kernel>
-std::size_t team_scratch_bytes(std::size_t bytes) {
-  if (bytes == 0 || !has_prefetch<ExecSpace, Kernel>::value) return bytes;
-  const std::size_t half = (bytes + tile_scratch_alignment - 1) / tile_scratch_alignment * tile_scratch_alignment;
-  return 2 * half;
-}
-
 template <class ExecSpace, class Map, class Kernel>
 struct TileFunctor {
   Map map;
@@ -328,7 +310,7 @@ struct TileFunctor {
   int launch;
   index_t offset = 0;  ///< first omega of this Kokkos launch
   index_t count = 0;   ///< omegas of this Kokkos launch: [offset, offset + count)
-  std::size_t scratch_bytes = 0;  ///< per team (team_scratch_bytes)
+  std::size_t scratch_bytes = 0;
 
   TileFunctor(const Map& m, const Kernel& k, int l, std::size_t bytes)
       : map(m), kernel(k), launch(l), scratch_bytes(bytes) {}
@@ -346,17 +328,12 @@ struct TileFunctor {
     }
   }
 
-  /// f(tile) for each block the team takes, a team barrier between blocks
-  /// (and kernel.prefetch one block ahead, for a kernel that declares it).
+  /// f(tile) for each block the team takes, a team barrier between blocks.
   template <class F>
   KOKKOS_FORCEINLINE_FUNCTION void each_block(const team_member_t<ExecSpace>& team, const F& f) const {
     // One allocation per team, handed to every block it takes.
     void* const scratch =
         scratch_bytes > 0 ? team.team_scratch(0).get_shmem_aligned(scratch_bytes, tile_scratch_alignment) : nullptr;
-    if constexpr (has_prefetch<ExecSpace, Kernel>::value) {
-      each_block_prefetched(team, scratch, f);
-      return;
-    }
     bool busy = false;  // the scratch holds the previous block's data
     // Team r takes omegas r, r + L, r + 2L, ... (L teams): the teams running
     // at any moment take neighbouring blocks, as with one block per team, so
@@ -374,45 +351,6 @@ struct TileFunctor {
       Tile t = make_tile(map.domain, b);
       t.scratch = scratch;
       f(t);
-    }
-  }
-
-  /// The first block the team takes from k on (its omega's index in k), if any.
-  KOKKOS_FORCEINLINE_FUNCTION bool next_block(index_t& k, index_t teams, Block2& b) const {
-    for (; k < count; k += teams)
-      if (impl::block(map, launch, offset + k, b)) return true;
-    return false;
-  }
-
-  /// each_block with kernel.prefetch(team, next) before each block: the
-  /// blocks' scratch alternates between the two halves, so the prefetch of
-  /// block k + 1 fills the half that block k - 1 used (done: the barrier
-  /// before it) while block k reads the other.
-  template <class F>
-  KOKKOS_FORCEINLINE_FUNCTION void each_block_prefetched(const team_member_t<ExecSpace>& team, void* const scratch,
-                                                         const F& f) const {
-    const index_t teams = team.league_size();
-    const std::size_t half = scratch_bytes / 2;
-    index_t k = team.league_rank();
-    Block2 b;
-    if (!next_block(k, teams, b)) return;
-    int parity = 0;
-    const auto tile = [&](const Block2& blk, int par) {
-      Tile t = make_tile(map.domain, blk);
-      t.scratch = scratch != nullptr ? static_cast<char*>(scratch) + (par != 0 ? half : 0) : nullptr;
-      return t;
-    };
-    kernel.prefetch(team, tile(b, 0));
-    for (bool busy = false;; busy = true) {
-      k += teams;
-      Block2 nb;
-      const bool more = next_block(k, teams, nb);
-      if (busy) team.team_barrier();  // every thread is done with the previous block's half
-      kernel.prefetch(team, more ? tile(nb, parity ^ 1) : Tile{});
-      f(tile(b, parity));
-      if (!more) break;
-      b = nb;
-      parity ^= 1;
     }
   }
 };
@@ -460,7 +398,7 @@ void run_league(const ExecSpace& space, const std::string& label, const Domain2&
       const std::size_t max_scratch = static_cast<std::size_t>(team_policy_t<ExecSpace>::scratch_size_max(0));
       if (scratch + tile_scratch_alignment > max_scratch)
         throw std::invalid_argument(label + ": tile kernel asks for " + std::to_string(scratch) +
-                                    " bytes of team scratch; this backend allows at most " +
+                                    " bytes of team scratch per block; this backend allows at most " +
                                     std::to_string(max_scratch - tile_scratch_alignment));
       policy.set_scratch_size(0, Kokkos::PerTeam(scratch + tile_scratch_alignment));  // + alignment slack
     }
@@ -505,14 +443,6 @@ void for_each_element(const ExecSpace& space, const Map& map, const Kernel& kern
 /// its team takes (LaunchHints::blocks_per_team), and kernel.team_end(team,
 /// state) once per team after its last block (also when it took none): e.g.
 /// hits summed over a team's blocks and added with one atomic per team.
-/// A kernel that declares `prefetch(team, tile)` is called once before each
-/// block the team takes, after the barrier that ends the block before it:
-/// with the team's first block before that block's own call, then with the
-/// block after it (a Tile with rows = 0 before the team's last block), so
-/// it can start loading a block's data into that block's Tile::scratch
-/// while the block before runs (e.g. asynchronous copies it waits for
-/// when the block runs). The team then has 2 x scratch_bytes: a block's
-/// Tile::scratch is one half, alternating.
 /// A kernel that declares `bool enabled() const` (a gate) is asked once per
 /// team before its first block; a team that gets false takes no block and
 /// calls no team_end. With the condition computed on the device by an
@@ -525,10 +455,9 @@ void for_each_tile(const ExecSpace& space, const Map& map, std::size_t scratch_b
   static_assert(impl::is_block_space<Map>,
                 "tdmaps::for_each_tile: a tile kernel needs a block-space map (BB, lambda, RB, REC, H); "
                 "UTM is a thread-space map and serves element kernels only (for_each_element)");
-  const std::size_t team_bytes = impl::team_scratch_bytes<ExecSpace, Kernel>(scratch_bytes);
   for (int l = 0; l < impl::launches(map); ++l) {
-    impl::run_league(space, label, map.domain, hints, LaunchKind::tile, impl::league_size(map, l), team_bytes,
-                     impl::TileFunctor<ExecSpace, Map, Kernel>(map, kernel, l, team_bytes));
+    impl::run_league(space, label, map.domain, hints, LaunchKind::tile, impl::league_size(map, l), scratch_bytes,
+                     impl::TileFunctor<ExecSpace, Map, Kernel>(map, kernel, l, scratch_bytes));
   }
 }
 
