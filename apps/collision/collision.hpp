@@ -757,8 +757,9 @@ TDMAPS_UNROLL_BY(8)
   /// walked by one warp, own rows: lane L keeps sphere i0 + L (`mine`) in
   /// registers and tests it against the 32 column spheres `cols` (broadcast
   /// reads), gathering bit tj = pair (i0 + L, j0 + tj) of the row's word
-  /// from the sign of walk_gap (12 instructions per pair, Nsight Compute
-  /// SASS). One bound serves the lane's 32 pairs: B = 2^-15 (c_max + r_L)^2 +
+  /// from the sign of walk_gap (11 instructions per pair with the shared-
+  /// memory read, Nsight Compute SASS; intrinsics::shift_in_sign, the
+  /// columns walked from 31 down). One bound serves the lane's 32 pairs: B = 2^-15 (c_max + r_L)^2 +
   /// 2^-100, c_max the largest column radius (a warp maximum), >= each
   /// pair's own bound of walk_gap. A lane with any pair inside its bound (a
   /// near tie: a few per million pairs) tests its 32 pairs again with
