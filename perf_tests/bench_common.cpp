@@ -46,7 +46,10 @@ std::vector<index_t> papers_sides() {
 
 }  // namespace
 
-std::vector<index_t> parse_index_list(const std::string& flag, const std::string& text) {
+namespace {
+
+/// Integers and first:last:step ranges, comma-separated; no range check.
+std::vector<index_t> parse_integers(const std::string& flag, const std::string& text) {
   std::vector<index_t> out;
   for (const std::string& item : split(text, ',')) {
     const auto parts = split(item, ':');
@@ -63,6 +66,13 @@ std::vector<index_t> parse_index_list(const std::string& flag, const std::string
     }
   }
   if (out.empty()) throw std::invalid_argument(flag + ": empty list");
+  return out;
+}
+
+}  // namespace
+
+std::vector<index_t> parse_index_list(const std::string& flag, const std::string& text) {
+  std::vector<index_t> out = parse_integers(flag, text);
   for (index_t v : out)
     if (v < 2 || v > tdmaps::max_side)
       throw std::invalid_argument(flag + ": side " + std::to_string(v) + " is outside 2.." +
@@ -71,8 +81,13 @@ std::vector<index_t> parse_index_list(const std::string& flag, const std::string
 }
 
 std::vector<int> parse_int_list(const std::string& flag, const std::string& text) {
+  // Block sides, dimensions, team shapes: positive ints (each option checks
+  // its own range; sides are parse_index_list's).
   std::vector<int> out;
-  for (index_t v : parse_index_list(flag, text)) out.push_back(static_cast<int>(v));
+  for (index_t v : parse_integers(flag, text)) {
+    if (v < 1 || v > 1048576) throw std::invalid_argument(flag + ": " + std::to_string(v) + " is outside 1..1048576");
+    out.push_back(static_cast<int>(v));
+  }
   return out;
 }
 
@@ -99,7 +114,8 @@ Own options (LIST: comma-separated numbers or first:last:step ranges):
   --edm-n=LIST --edm-d=LIST --edm-rho=LIST
   --edm-layouts=packed,condensed,full --edm-kernels=element,tile,linear
   --collision-n=LIST --collision-rho=LIST --collision-dims=LIST (of 1,3)
-  --collision-results=count,intflags,flags,rowflags,pairs --collision-kernels=tile,element,linear
+  --collision-results=count,intflags,flags,rowflags,tileflags,pairs
+                        --collision-kernels=tile,element,linear
   --team-threads=LIST   GPU threads per team of the EDM and collision cases,
                         0 = the library's default (variant suffix _t<threads>)
   --blocks-per-team=LIST  blocks each team takes in turn (EDM and collision
@@ -185,9 +201,10 @@ Options parse_options(int argc, char** argv, bool& show_help) {
       need_value();
       o.collision_results = parse_name_list(value);
       for (const auto& r : o.collision_results)
-        if (r != "count" && r != "intflags" && r != "flags" && r != "rowflags" && r != "pairs")
+        if (r != "count" && r != "intflags" && r != "flags" && r != "rowflags" && r != "tileflags" &&
+            r != "pairs")
           throw std::invalid_argument("--collision-results: unknown result '" + r +
-                                      "' (known: count, intflags, flags, rowflags, pairs)");
+                                      "' (known: count, intflags, flags, rowflags, tileflags, pairs)");
     } else if (key == "--collision-kernels") {
       need_value();
       o.collision_kernels = parse_name_list(value);

@@ -50,7 +50,7 @@ struct Options {
   std::vector<index_t> collision_n;  ///< sides for collision
   std::vector<int> collision_rho;    ///< block sides for collision (default: rho)
   std::vector<int> collision_dims{3, 1};
-  std::vector<std::string> collision_results{"count", "intflags", "flags", "rowflags", "pairs"};
+  std::vector<std::string> collision_results{"count", "intflags", "flags", "rowflags", "tileflags", "pairs"};
   std::vector<std::string> collision_kernels{"tile", "element", "linear"};
   std::vector<index_t> launch_n;     ///< sides for the launch-path comparison (plain CUDA vs Kokkos)
   std::vector<int> launch_rho;       ///< block sides for it

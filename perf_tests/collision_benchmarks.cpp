@@ -1,7 +1,7 @@
 // Collision benchmarks ("collision/<dims>d_<result>_<kernel>/<map>/r<rho>/n<n>"):
 // tdmaps::collision::collide on n random spheres (3-D) or intervals (1-D) of
 // the "dense" preset (the papers' regime), for every result (count, flags,
-// rowflags, pairs, intflags) and kernel (tile, element), under the maps of
+// rowflags, tileflags, pairs, intflags) and kernel (tile, element), under the maps of
 // app_maps.hpp. The time is the whole collide() call as a user sees it
 // (input check, zeroing, the kernel(s), the reduction; for pairs both passes
 // and the sort). The count of colliding pairs must agree between all cases of
@@ -31,6 +31,7 @@ double result_bytes(col::Result r, index_t n, index_t hits) {
     case col::Result::count: return 0.0;
     case col::Result::flags: return pairs / 8.0;
     case col::Result::rowflags: return 4.0 * static_cast<double>(col::row_flag_words(n));
+    case col::Result::tileflags: return 4.0 * static_cast<double>(col::tile_flag_words(n));
     case col::Result::intflags: return 4.0 * pairs;
     case col::Result::pairs: return 16.0 * static_cast<double>(hits);
   }
@@ -45,9 +46,10 @@ void run_collision(benchmark::State& state, const Options& o, const Map& map, in
                       (result == col::Result::intflags ? 4.0 * static_cast<double>(col::pair_count(n))
                        : result == col::Result::flags  ? 4.0 * static_cast<double>(col::flag_words(n))
                        : result == col::Result::rowflags ? 4.0 * static_cast<double>(col::row_flag_words(n))
+                       : result == col::Result::tileflags ? 4.0 * static_cast<double>(col::tile_flag_words(n))
                        : result == col::Result::pairs  ? 0.1 * 24.0 * static_cast<double>(col::pair_count(n))
                                                        : 0.0);
-  if (!fits_in_memory(state, need, {"spheres", "flags", "rowflags", "intflags"})) return;
+  if (!fits_in_memory(state, need, {"spheres", "flags", "rowflags", "tileflags", "intflags"})) return;
   const ExecSpace space;
   // Spheres: cached per (dims, n) in the "spheres" slot (the same data for every map).
   auto spheres = buffers().get<col::Spheres<MemSpace>>("spheres", static_cast<std::size_t>(n));
@@ -60,6 +62,8 @@ void run_collision(benchmark::State& state, const Options& o, const Map& map, in
   if (result == col::Result::flags) out.flags = buffers().get<Kokkos::View<std::uint32_t*, MemSpace>>("flags", col::flag_words(n));
   if (result == col::Result::rowflags)
     out.rowflags = buffers().get<Kokkos::View<std::uint32_t*, MemSpace>>("rowflags", col::row_flag_words(n));
+  if (result == col::Result::tileflags)
+    out.tileflags = buffers().get<Kokkos::View<std::uint32_t*, MemSpace>>("tileflags", col::tile_flag_words(n));
   if (result == col::Result::intflags)
     out.intflags = buffers().get<Kokkos::View<std::int32_t*, MemSpace>>("intflags", col::pair_count(n));
   index_t hits = 0;
@@ -85,6 +89,7 @@ col::Result parse_result(const std::string& s) {
   if (s == "pairs") return col::Result::pairs;
   if (s == "intflags") return col::Result::intflags;
   if (s == "rowflags") return col::Result::rowflags;
+  if (s == "tileflags") return col::Result::tileflags;
   throw std::invalid_argument("unknown collision result '" + s + "'");
 }
 

@@ -7,10 +7,14 @@
 #
 #   bash perf_tests/device_ab.sh A_BIN_DIR B_BIN_DIR     ($OUT/ab/{A,B}_{1,2}/)
 #
+# RESULTS: the collision results (default count,intflags,flags,rowflags,
+# tileflags; a build older than a result needs a list without it).
+#
 # Each folder is a sweep.py output (results.csv, summary.txt, raw JSON).
 set -uo pipefail
 A=${1:?usage: device_ab.sh A_BIN_DIR B_BIN_DIR}
 B=${2:?usage: device_ab.sh A_BIN_DIR B_BIN_DIR}
+RESULTS=${RESULTS:-count,intflags,flags,rowflags,tileflags}
 OUT=${OUT:-$PWD/device_out}
 mkdir -p "$OUT/ab"
 export PYTHONUNBUFFERED=1
@@ -20,7 +24,7 @@ for round in 1 2; do
     python3 perf_tests/sweep.py --bin "$bin/tdmaps_bench_maps" --groups edm,collision --out "$OUT/ab/${side}_$round" -- \
       --maps=bb,lambda_rsqrt --edm-n=30720 --edm-d=2,4 --edm-rho=32 --edm-layouts=packed,full --edm-kernels=tile \
       --collision-n=1024,30720 --collision-rho=32 --collision-dims=3 \
-      --collision-results=count,intflags,flags,rowflags --collision-kernels=tile --iters=30 2>&1 | tail -1
+      --collision-results=$RESULTS --collision-kernels=tile --iters=30 2>&1 | tail -1
   done
 done
 python3 - "$OUT/ab" <<'EOF'

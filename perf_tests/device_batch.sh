@@ -44,13 +44,13 @@ say "issue targets: EDM and collision tile kernels (n = 30720, 65536; block 32; 
 timeout $(( $(left) - 330 )) python3 perf_tests/sweep.py --bin "$BIN/tdmaps_bench_maps" --groups ceiling,edm,collision \
   --out "$OUT/targets_apps" -- --edm-n=30720,65536 --edm-d=2,4 --edm-rho=32 --edm-layouts=packed,condensed,full \
   --edm-kernels=tile,linear --maps=bb,lambda_rsqrt,rb,rec,h --collision-n=30720 --collision-rho=32 --collision-dims=3 \
-  --collision-results=count,intflags,flags,rowflags --collision-kernels=tile,linear --iters=20 2>&1 | tail -40 | tee "$L/targets_apps.txt"
+  --collision-results=count,intflags,flags,rowflags,tileflags --collision-kernels=tile,linear --iters=20 2>&1 | tail -40 | tee "$L/targets_apps.txt"
 
 say "launch shape of the tile kernels: team threads x blocks per team (n = 30720)"
 timeout $(( $(left) - 280 )) python3 perf_tests/sweep.py --bin "$BIN/tdmaps_bench_maps" --groups edm,collision \
   --out "$OUT/team_size" -- --edm-n=30720 --edm-d=2,4 --edm-rho=32 --edm-layouts=packed,condensed,full --edm-kernels=tile \
   --maps=bb,lambda_rsqrt --team-threads=32,64,256 --blocks-per-team=1,2,4,8 --collision-n=30720 --collision-rho=32 \
-  --collision-dims=3 --collision-results=intflags,flags,rowflags --collision-kernels=tile --iters=10 2>&1 | tail -30 | tee "$L/team_size.txt"
+  --collision-dims=3 --collision-results=intflags,flags,rowflags,tileflags --collision-kernels=tile --iters=10 2>&1 | tail -30 | tee "$L/team_size.txt"
 
 say "launch paths beside plain CUDA (n = 30720) and the dummy (block sides 8 and 32)"
 timeout $(( $(left) - 220 )) python3 perf_tests/sweep.py --bin "$BIN/tdmaps_bench_maps" --groups dummy,launch \
@@ -83,7 +83,7 @@ for n in 1000 4000; do
     san memcheck "edm_element_${m}_$n" "$BIN/tdmaps-edm" --random $n --dims 2 --map $m --kernel element --layout condensed --precision fp64
     san memcheck "collide_element_${m}_$n" "$BIN/tdmaps-collide" --random $n --dims 1 --map $m --kernel element --result flags
   done
-  for r in count flags rowflags pairs intflags; do
+  for r in count flags rowflags tileflags pairs intflags; do
     san memcheck "collide_tile_${r}_$n" "$BIN/tdmaps-collide" --random $n --dims 3 --map lambda --kernel tile --result $r
   done
   san memcheck "edm_gemm_$n" "$BIN/tdmaps-edm" --random $n --dims 40 --kernel gemm --layout full --precision fp32
@@ -96,6 +96,7 @@ for n in 500 2000; do
       san $tool "edm_tile_packed_bb_$n" "$BIN/tdmaps-edm" --random $n --dims 2 --map bb --kernel tile --layout packed --precision fp32
       san $tool "collide_tile_${m}_$n" "$BIN/tdmaps-collide" --random $n --dims 3 --map $m --kernel tile --result pairs
       san $tool "collide_tile_rowflags_${m}_$n" "$BIN/tdmaps-collide" --random $n --dims 3 --map $m --kernel tile --result rowflags
+      san $tool "collide_tile_tileflags_${m}_$n" "$BIN/tdmaps-collide" --random $n --dims 3 --map $m --kernel tile --result tileflags
     done
   done
 done

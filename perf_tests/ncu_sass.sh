@@ -22,7 +22,7 @@ for c in "${CASES[@]}"; do
     --section SourceCounters --page source --print-source sass --csv \
     "$BIN/tdmaps_bench_maps" --benchmark_filter="$filter" --edm-n=30720 --edm-d=4 --edm-rho=32 \
     --edm-layouts=packed,condensed,full --edm-kernels=tile --maps=bb,lambda_rsqrt --collision-n=30720 --collision-rho=32 \
-    --collision-dims=3 --collision-results=count,intflags,flags,rowflags --collision-kernels=tile --launch-n=30720 --launch-rho=32 --iters=2 --no-check \
+    --collision-dims=3 --collision-results=count,intflags,flags,rowflags,tileflags --collision-kernels=tile --launch-n=30720 --launch-rho=32 --iters=2 --no-check \
     > "$OUT/sass/$name.csv" 2> "$OUT/sass/$name.err"
   echo "$c rc=$? $(wc -l < "$OUT/sass/$name.csv") lines"
 done

@@ -148,8 +148,9 @@ def main():
     ints = time_target(rep, rows, "collision 3-D int flags, n = %d: <= 0.80 ms" % n, 0.80, coll("intflags"))
     rep.add("... and its I over BB >= 1.1", ints and ints["I"], ints and ints["I"] and "%.2f" % ints["I"],
             ints and case(ints), ints is not None and ints["I"] is not None and ints["I"] >= 1.1)
-    # Either bit layout: packed (flags) or row-aligned (rowflags); the case names which.
-    flags = fastest(rows, lambda r: coll("flags")(r) or coll("rowflags")(r))
+    # Any bit layout: packed (flags), row-aligned (rowflags) or tiled (tileflags); the
+    # fastest counts and the case names which.
+    flags = fastest(rows, lambda r: coll("flags")(r) or coll("rowflags")(r) or coll("tileflags")(r))
     ratio = ints["ms_median"] / flags["ms_median"] if (ints and flags) else None
     rep.add("bit flags >= 2x faster than int flags", ratio, ratio and "%.2fx (%.3f ms)" % (ratio, flags["ms_median"]),
             flags and case(flags), ratio is not None and ratio >= 2.0)

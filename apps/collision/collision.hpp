@@ -69,6 +69,21 @@
 //             kernel computes a word per thread; the other kernels and
 //             block sides zero the words and set bits with atomic_fetch_or.
 //             Counted as flags are.
+//   tileflags the bit flags in tiles of 32 x 32 pairs: tile (I, J), J <= I,
+//             the pairs of rows 32 I .. 32 I + 31 and columns 32 J .. 32 J +
+//             31, is tile T(I) + J (the lambda map's block order at block
+//             side 32) and takes the 32 words from 32 (T(I) + J), one per
+//             row: pair (i, j) is bit j % 32 of word tile_flag_word(i, j) =
+//             32 (T(i / 32) + j / 32) + i % 32 (little-endian uint32; bits of
+//             pairs outside the strict lower triangle or past n are 0),
+//             tile_flag_words(n) = 32 T(ceil(n / 32)) words. At block side
+//             32 a block is one tile and its 32 row words are one 128-byte
+//             line: the GPU tile kernel's warp stores it whole with one
+//             coalesced store (the row-aligned flags' 32 words of a block
+//             lie in 32 rows: 32 lines per store). The linear kernel
+//             computes a word per thread; the other kernels and block sides
+//             zero the words and set bits with atomic_fetch_or. Counted as
+//             flags are.
 //   pairs     the exact list of colliding pairs, a (k x 2) int64 View of
 //             (i, j), j < i, sorted by packed index (i ascending, then j),
 //             i.e. numpy's np.argwhere(np.tril(mask, -1)) order. Two passes:
@@ -155,7 +170,7 @@ namespace tdmaps {
 namespace collision {
 
 /// What collide() produces besides the count.
-enum class Result { count, flags, pairs, intflags, rowflags };
+enum class Result { count, flags, pairs, intflags, rowflags, tileflags };
 /// Which kernel tests the pairs.
 enum class Kernel { tile, element, linear };
 /// Radius presets (default_radii).
@@ -168,6 +183,7 @@ inline const char* name(Result r) {
     case Result::pairs: return "pairs";
     case Result::intflags: return "intflags";
     case Result::rowflags: return "rowflags";
+    case Result::tileflags: return "tileflags";
   }
   return "?";
 }
@@ -183,12 +199,27 @@ using ConstSpheres = Kokkos::View<const float* [4], Kokkos::LayoutRight, MemoryS
 template <class MemorySpace>
 using PairList = Kokkos::View<std::int64_t* [2], Kokkos::LayoutRight, MemorySpace>;
 
+/// Where a call's summary lands for the host to read (Output::summary):
+/// memory the device writes and the host reads without a copy (CUDA:
+/// pinned host memory); on host backends the memory space itself.
+template <class MemorySpace>
+struct summary_space {
+  using type = MemorySpace;
+};
+#if defined(KOKKOS_ENABLE_CUDA)
+template <>
+struct summary_space<Kokkos::CudaSpace> {
+  using type = Kokkos::CudaHostPinnedSpace;
+};
+#endif
+
 /// The outputs collide() fills; only the one of the requested Result is used.
 template <class MemorySpace>
 struct Output {
   Kokkos::View<std::uint32_t*, MemorySpace> flags;    ///< flags: flag_words(n) words, given by the caller
   Kokkos::View<std::int32_t*, MemorySpace> intflags;  ///< intflags: pair_count(n) entries, given by the caller
   Kokkos::View<std::uint32_t*, MemorySpace> rowflags;  ///< rowflags: row_flag_words(n) words, given by the caller
+  Kokkos::View<std::uint32_t*, MemorySpace> tileflags;  ///< tileflags: tile_flag_words(n) words, given by the caller
   PairList<MemorySpace> pairs;                        ///< pairs: (re)allocated to (count, 2)
   index_t max_pairs = -1;                             ///< pairs: more throw std::length_error; < 0: no cap
   /// count, intflags (and bit flags on the GPU tile path): the kernel's
@@ -196,6 +227,10 @@ struct Output {
   /// that needs them and reused by later calls with this Output (no
   /// allocation, and no free that synchronises the device, per call).
   Kokkos::View<unsigned long long*, MemorySpace> counters;
+  /// With counters: the call's hits and first bad row, written by the
+  /// device where the host reads them (a device-to-host copy of a few
+  /// bytes into pageable memory cost ~10 us a call on the H100).
+  Kokkos::View<unsigned long long[2], typename summary_space<MemorySpace>::type> summary;
 };
 
 /// Number of pairs j < i < n: T(n - 1).
@@ -226,6 +261,28 @@ KOKKOS_INLINE_FUNCTION void row_of_flag_word(index_t w, index_t& i, index_t& k) 
   const index_t r = off / (q + 1);
   i = 32 * q + 1 + r;
   k = off - r * (q + 1);
+}
+
+/// Tiles of 32 x 32 pairs on or below the diagonal of n spheres (T(ceil(n /
+/// 32)) tiles; none for n <= 1).
+KOKKOS_INLINE_FUNCTION constexpr index_t flag_tiles(index_t n) { return n > 1 ? tri((n + 31) / 32) : 0; }
+/// uint32 words of the tiled bit flags (Result::tileflags) of n spheres: 32
+/// per tile.
+KOKKOS_INLINE_FUNCTION constexpr index_t tile_flag_words(index_t n) { return 32 * flag_tiles(n); }
+/// The word of the tiled bit flags that holds pair (i, j), j < i: tile (I, J)
+/// = (i / 32, j / 32) is tile T(I) + J (the lambda map's order at block side
+/// 32), its words 32 (T(I) + J) .. + 31 are its rows i mod 32; the pair is
+/// bit j mod 32 of the word.
+KOKKOS_INLINE_FUNCTION constexpr index_t tile_flag_word(index_t i, index_t j) {
+  return 32 * (tri(i >> 5) + (j >> 5)) + (i & 31);
+}
+/// The first row i and column j0 of word w of the tiled bit flags (the
+/// inverse of tile_flag_word: w = tile_flag_word(i, j0 + k), 0 <= k < 32).
+KOKKOS_INLINE_FUNCTION void row_of_tile_word(index_t w, index_t& i, index_t& j0) {
+  const index_t tile = w >> 5;
+  const index_t I = tri_root(tile);
+  i = 32 * I + (w & 31);
+  j0 = 32 * (tile - tri(I));
 }
 
 // ---- random spheres ---------------------------------------------------------
@@ -365,7 +422,7 @@ using counter_t = unsigned long long;
 constexpr int count_slots = 256;
 constexpr int slot_stride = 8;
 
-enum class Mode : int { count, flags, intflags, row_count, append, rowflags };
+enum class Mode : int { count, flags, intflags, row_count, append, rowflags, tileflags };
 
 KOKKOS_FORCEINLINE_FUNCTION bool finite(float x) { return x - x == 0.0f; }  // NaN and inf give NaN
 
@@ -374,7 +431,7 @@ struct Buffers {
   ConstSpheres<MemorySpace> s;
   Mode mode = Mode::count;
   Kokkos::View<counter_t*, MemorySpace> slots;           ///< count, intflags
-  Kokkos::View<std::uint32_t*, MemorySpace> words;       ///< flags, rowflags
+  Kokkos::View<std::uint32_t*, MemorySpace> words;       ///< flags, rowflags, tileflags
   Kokkos::View<std::int32_t*, MemorySpace> ints;         ///< intflags
   Kokkos::View<counter_t*, MemorySpace> rows;            ///< row_count: per-row count; append: per-row cursor
   Kokkos::View<const index_t*, MemorySpace> row_offset;  ///< append: n + 1 exclusive offsets
@@ -416,6 +473,8 @@ struct Buffers {
       if (h) Kokkos::atomic_fetch_or(&words(p >> 5), std::uint32_t(1) << (p & 31));
     } else if constexpr (M == Mode::rowflags) {
       if (h) Kokkos::atomic_fetch_or(&words(row_flag_word(i) + (j >> 5)), std::uint32_t(1) << (j & 31));
+    } else if constexpr (M == Mode::tileflags) {
+      if (h) Kokkos::atomic_fetch_or(&words(tile_flag_word(i, j)), std::uint32_t(1) << (j & 31));
     } else if constexpr (M == Mode::intflags) {
       ints(p) = h ? 1 : 0;
       // Counted as for Mode::count: cheaper than reading the T(n - 1) ints back.
@@ -437,6 +496,7 @@ struct Buffers {
       case Mode::row_count: apply<Mode::row_count>(i, j, p, h); break;
       case Mode::append: apply<Mode::append>(i, j, p, h); break;
       case Mode::rowflags: apply<Mode::rowflags>(i, j, p, h); break;
+      case Mode::tileflags: apply<Mode::tileflags>(i, j, p, h); break;
     }
   }
 };
@@ -543,6 +603,30 @@ struct RowWordKernel {
     for (int s = 0; s < count; ++s) {
       const Sphere4 sj = k.sphere(j0 + s);
       if (collides(si.c[0], si.c[1], si.c[2], si.c[3], sj.c[0], sj.c[1], sj.c[2], sj.c[3])) bits |= std::uint32_t(1) << s;
+    }
+    k.b.words(w) = bits;
+  }
+};
+
+/// Linear kernel of the tiled bit flags: one thread per word w (row i of
+/// tile row i / 32, columns j0 .. j0 + 31), computed whole and stored; rows
+/// i >= n of the last tile row and columns j >= i give 0 bits.
+template <class MemorySpace>
+struct TileWordKernel {
+  LinearKernel<MemorySpace> k;
+  KOKKOS_FUNCTION void operator()(const index_t w) const {
+    index_t i, j0;
+    row_of_tile_word(w, i, j0);
+    const index_t n = k.b.s.extent(0);
+    const int count = i >= n || i <= j0 ? 0 : i - j0 < 32 ? static_cast<int>(i - j0) : 32;
+    std::uint32_t bits = 0;
+    if (count > 0) {
+      const Sphere4 si = k.sphere(i);
+      for (int s = 0; s < count; ++s) {
+        const Sphere4 sj = k.sphere(j0 + s);
+        if (collides(si.c[0], si.c[1], si.c[2], si.c[3], sj.c[0], sj.c[1], sj.c[2], sj.c[3]))
+          bits |= std::uint32_t(1) << s;
+      }
     }
     k.b.words(w) = bits;
   }
@@ -657,7 +741,8 @@ struct TileKernel {
   /// block (TileKernelOf::team_end).
   template <Mode M>
   KOKKOS_FORCEINLINE_FUNCTION void add_hits(const team_member_t<ExecSpace>& team, int hits) const {
-    if constexpr (lane_tile && (M == Mode::count || M == Mode::intflags || M == Mode::flags || M == Mode::rowflags)) {
+    if constexpr (lane_tile && (M == Mode::count || M == Mode::intflags || M == Mode::flags || M == Mode::rowflags ||
+                                M == Mode::tileflags)) {
       const bool warp = intrinsics::warp_code() && rho == 32;
       if (warp) hits = intrinsics::warp_sum(hits);
       const int lane = intrinsics::thread_x();
@@ -732,14 +817,18 @@ TDMAPS_UNROLL_BY(8)
         }
       } else {
         const int chunks = aligned && t.diagonal() ? 2 : 1;
-        for (int ti = first; ti < t.rows; ti += step) {
+        // Tiled bit flags at block side 32: every word of the tile is written
+        // whole, so rows past n of the last block row too (0 bits).
+        const int walked = M == Mode::tileflags && warp ? rho : t.rows;
+        const index_t n = b.s.extent(0);
+        for (int ti = first; ti < walked; ti += step) {
           const index_t i = t.i0 + ti;
           const index_t at = pair_index(i, 0);
           const int r = static_cast<int>((phase + static_cast<unsigned>(at)) & mask);  // 0: own columns
           for (int c = 0; c < chunks; ++c) {
             const int w = rho + c * rho - r + lane;  // window index: j - (j0 - rho)
             const index_t j = t.j0 - rho + w;
-            const bool valid = j >= 0 && j < i;
+            const bool valid = j >= 0 && j < i && (M != Mode::tileflags || i < n);
             bool h = false;
             if (valid) {
               const Sphere o = rows[ti], q = window[w];
@@ -803,6 +892,12 @@ TDMAPS_UNROLL_BY(8)
       // The block's part of row i is word j0 / 32 of that row, whole.
       hits = intrinsics::popcount(row);
       b.words(row_flag_word(i) + (t.j0 >> 5)) = row;
+    } else if constexpr (M == Mode::tileflags) {
+      // The block is tile (i0 / 32, j0 / 32): its 32 words are consecutive,
+      // lane L's is row i0 + L's, so the warp's 32 stores are one whole
+      // 128-byte line.
+      hits = intrinsics::popcount(row);
+      b.words(tile_flag_word(t.i0, t.j0) + lane) = row;
     } else if constexpr (M == Mode::row_count) {
       if (row != 0) Kokkos::atomic_add(&b.rows(i), static_cast<counter_t>(intrinsics::popcount(row)));
     } else if constexpr (M == Mode::append) {
@@ -840,6 +935,16 @@ TDMAPS_UNROLL_BY(8)
         // of row i, whole (invalid lanes 0), when the row has it (j0 < i).
         const std::uint32_t bits = intrinsics::warp_ballot(h);
         if (lane == 0 && j - lane < i) b.words(row_flag_word(i) + ((j - lane) >> 5)) = bits;
+      } else if (h) {
+        b.template apply<M>(i, j, p, true);
+      }
+    } else if constexpr (M == Mode::tileflags) {
+      hits += h ? 1 : 0;
+      if (warp) {
+        // Columns j0 .. j0 + 31 of row i: word i mod 32 of tile (i / 32,
+        // j0 / 32), whole (invalid lanes 0; lane_rows walks rows >= n too).
+        const std::uint32_t bits = intrinsics::warp_ballot(h);
+        if (lane == 0) b.words(tile_flag_word(i, j - lane)) = bits;
       } else if (h) {
         b.template apply<M>(i, j, p, true);
       }
@@ -907,43 +1012,52 @@ struct FirstBadSphere {
   }
 };
 
-/// The input check and the counters' reset in one launch: the first bad
-/// sphere row (a Min reduction; ~0 when none) and counters [0, slots) = 0.
+/// The counted path's device entries (Output::counters): counter k <
+/// count_slots at k slot_stride, then the input check's first bad row (~0
+/// when none).
+constexpr index_t counter_slots = count_slots * slot_stride;
+constexpr index_t first_bad_entry = counter_slots;
+constexpr index_t counter_entries = counter_slots + 1;
+// (Device code reads these as values, index_t(first_bad_entry): a View's
+// operator() takes its indices by reference, which would odr-use the host
+// constants.)
+
+/// The input check on the device, no reduction: a bad row k lowers the
+/// first-bad entry with an atomic min (it holds ~0 between calls: the
+/// allocation sets it, FinishCount resets it).
 template <class MemorySpace>
-struct CheckAndReset {
+struct CheckSpheres {
   ConstSpheres<MemorySpace> s;
   Kokkos::View<counter_t*, MemorySpace> counters;
-  index_t n = 0, slots = 0;
-  KOKKOS_FUNCTION void operator()(const index_t k, counter_t& first) const {
-    if (k < slots) counters(k) = 0;
-    if (k < n && !sphere_ok(s(k, 0), s(k, 1), s(k, 2), s(k, 3)) && static_cast<counter_t>(k) < first)
-      first = static_cast<counter_t>(k);
+  KOKKOS_FUNCTION void operator()(const index_t k) const {
+    if (!sphere_ok(s(k, 0), s(k, 1), s(k, 2), s(k, 3)))
+      Kokkos::atomic_fetch_min(&counters(index_t(first_bad_entry)), static_cast<counter_t>(k));
   }
 };
 
-/// The hits in the counters and the input check's result.
-struct CountSummary {
-  index_t total;
-  counter_t first_bad;
-};
-
-/// k < count_slots: counter k (entry k slot_stride); k = count_slots: the
-/// input check's result (entry count_slots slot_stride).
-template <class MemorySpace>
-struct SumCounters {
-  using value_type = CountSummary;
-  Kokkos::View<const counter_t*, MemorySpace> c;
-  KOKKOS_FUNCTION void operator()(const index_t k, value_type& v) const {
-    if (k < count_slots) v.total += static_cast<index_t>(c(k * slot_stride));
-    else v.first_bad = c(k * slot_stride);
-  }
-  KOKKOS_FUNCTION void init(value_type& v) const {
-    v.total = 0;
-    v.first_bad = ~counter_t(0);
-  }
-  KOKKOS_FUNCTION void join(volatile value_type& a, const volatile value_type& b) const {
-    a.total += b.total;
-    if (b.first_bad < a.first_bad) a.first_bad = b.first_bad;
+/// One team: sums the count_slots counters into the summary (hits, first
+/// bad row) and resets them and the first-bad entry for the next call, so a
+/// call needs no reset launch of its own.
+template <class ExecSpace>
+struct FinishCount {
+  using mem = typename ExecSpace::memory_space;
+  Kokkos::View<counter_t*, mem> c;
+  Kokkos::View<counter_t[2], typename summary_space<mem>::type> summary;
+  using member_t = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  KOKKOS_FUNCTION void operator()(const member_t& team) const {
+    counter_t total = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, count_slots),
+        [&](const int k, counter_t& sum) {
+          sum += c(k * slot_stride);
+          c(k * slot_stride) = 0;
+        },
+        total);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      summary(0) = total;
+      summary(1) = c(index_t(first_bad_entry));
+      c(index_t(first_bad_entry)) = ~counter_t(0);
+    });
   }
 };
 
@@ -1037,6 +1151,9 @@ void launch(const ExecSpace& space, const Map& map, Kernel kernel, const Buffers
       case Mode::rowflags:
         Kokkos::parallel_for(label, range_t<ExecSpace>(space, 0, row_flag_words(n)), RowWordKernel<mem>{k});
         break;
+      case Mode::tileflags:
+        Kokkos::parallel_for(label, range_t<ExecSpace>(space, 0, tile_flag_words(n)), TileWordKernel<mem>{k});
+        break;
     }
     return;
   }
@@ -1052,6 +1169,7 @@ void launch(const ExecSpace& space, const Map& map, Kernel kernel, const Buffers
       case Mode::row_count: for_each_tile(space, map, bytes, TileKernelOf<ExecSpace, Mode::row_count>{k}, label, h); break;
       case Mode::append: for_each_tile(space, map, bytes, TileKernelOf<ExecSpace, Mode::append>{k}, label, h); break;
       case Mode::rowflags: for_each_tile(space, map, bytes, TileKernelOf<ExecSpace, Mode::rowflags>{k}, label, h); break;
+      case Mode::tileflags: for_each_tile(space, map, bytes, TileKernelOf<ExecSpace, Mode::tileflags>{k}, label, h); break;
     }
   } else {
     throw std::invalid_argument(std::string("tdmaps::collision: the tile kernel needs a block-space map; '") +
@@ -1170,6 +1288,10 @@ index_t collide(const ExecSpace& space, const ConstSpheres<typename ExecSpace::m
     throw std::invalid_argument("tdmaps::collision: rowflags has " + std::to_string(out.rowflags.extent(0)) +
                                 " words; n = " + std::to_string(n) +
                                 " spheres need row_flag_words(n) = " + std::to_string(row_flag_words(n)));
+  if (result == Result::tileflags && static_cast<index_t>(out.tileflags.extent(0)) != tile_flag_words(n))
+    throw std::invalid_argument("tdmaps::collision: tileflags has " + std::to_string(out.tileflags.extent(0)) +
+                                " words; n = " + std::to_string(n) +
+                                " spheres need tile_flag_words(n) = " + std::to_string(tile_flag_words(n)));
   if (result == Result::intflags && static_cast<index_t>(out.intflags.extent(0)) != pair_count(n))
     throw std::invalid_argument("tdmaps::collision: intflags has " + std::to_string(out.intflags.extent(0)) +
                                 " entries; n = " + std::to_string(n) + " spheres need pair_count(n) = " +
@@ -1181,64 +1303,87 @@ index_t collide(const ExecSpace& space, const ConstSpheres<typename ExecSpace::m
     case Result::count:
     case Result::intflags:
     case Result::rowflags:
+    case Result::tileflags:
     case Result::flags: {
       // The GPU tile kernel counts bit flags as it sets them (as count
       // does); the other kernels' flags are counted from the words.
-      const bool bits = result == Result::flags || result == Result::rowflags;
+      const bool bits = result == Result::flags || result == Result::rowflags || result == Result::tileflags;
       const bool counted = !bits || (kernel == Kernel::tile && impl::TileKernel<ExecSpace>::lane_tile);
       // The linear kernel writes whole words, and so does the GPU tile
-      // kernel the row-aligned flags at block side 32 (a warp per block
-      // row); the other kernels set bits only, in words zeroed first.
+      // kernel the row-aligned and the tiled flags at block side 32 (a warp
+      // per block row); the other kernels set bits only, in words zeroed
+      // first.
       const bool whole = kernel == Kernel::linear ||
-                         (result == Result::rowflags && kernel == Kernel::tile &&
+                         ((result == Result::rowflags || result == Result::tileflags) && kernel == Kernel::tile &&
                           tdmaps::is_gpu_space<ExecSpace>::value && map.domain.rho == 32);
-      if (bits) b.words = result == Result::flags ? out.flags : out.rowflags;
+      const impl::Mode bit_mode = result == Result::flags      ? impl::Mode::flags
+                                  : result == Result::rowflags ? impl::Mode::rowflags
+                                                               : impl::Mode::tileflags;
+      if (bits)
+        b.words = result == Result::flags ? out.flags : result == Result::rowflags ? out.rowflags : out.tileflags;
       if (!counted) {
         impl::check_spheres(space, spheres);
         if (!whole) Kokkos::deep_copy(space, b.words, std::uint32_t(0));
-        b.mode = result == Result::flags ? impl::Mode::flags : impl::Mode::rowflags;
+        b.mode = bit_mode;
         if (n > 1) impl::launch(space, map, kernel, b, name(result), hints);
         total = impl::sum(space, "tdmaps::collision::flags_popcount", static_cast<index_t>(b.words.extent(0)),
                           impl::PopcountWords<mem>{b.words});
         break;
       }
-      // Counters [0, slots) take the hits, entry `slots` the input check's
-      // first bad row. One launch checks the spheres and zeroes the
-      // counters. A tile kernel that writes nothing before its blocks (not
-      // the words zeroed first) runs behind it without a device wait: each
-      // team reads the check's result before its first block and takes no
-      // block on bad input (for_each_tile's gate), so nothing is written;
-      // the call then waits once, for the sum. The others wait for the
-      // check first (their outputs are untouched on bad input either way).
-      constexpr index_t slots = impl::count_slots * impl::slot_stride;
-      if (static_cast<index_t>(out.counters.extent(0)) != slots + 1)
-        out.counters = Kokkos::View<impl::counter_t*, mem>(
-            Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tdmaps::collision::count_slots"), slots + 1);
-      const Kokkos::View<impl::counter_t, mem> first_bad(out.counters.data() + slots);  // unmanaged
-      Kokkos::parallel_reduce("tdmaps::collision::check_and_reset", impl::range_t<ExecSpace>(space, 0, n > slots ? n : slots),
-                              impl::CheckAndReset<mem>{spheres, out.counters, n, slots},
-                              Kokkos::Min<impl::counter_t, mem>(first_bad));
+      // Counters [0, counter_slots) take the hits, then the input check's
+      // first bad row (impl::first_bad_entry); Output::summary the result. The check is
+      // one launch without a reduction; a tile kernel that writes nothing
+      // before its blocks (not the words zeroed first) runs behind it
+      // without a device wait: each team reads the check's result before its
+      // first block and takes no block on bad input (for_each_tile's gate),
+      // so nothing is written. One team then sums the counters and resets
+      // them with the check's entry for the next call (FinishCount), and the
+      // call waits once, for the summary. The others wait for the check
+      // first (their outputs are untouched on bad input either way).
+      using impl::counter_t;
+      if (static_cast<index_t>(out.counters.extent(0)) != impl::counter_entries) {
+        out.counters = Kokkos::View<counter_t*, mem>(Kokkos::view_alloc(space, "tdmaps::collision::count_slots"),
+                                                     impl::counter_entries);  // zeroed
+        Kokkos::deep_copy(space, Kokkos::subview(out.counters, impl::first_bad_entry), ~counter_t(0));
+      }
+      if (out.summary.data() == nullptr)
+        out.summary = decltype(out.summary)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tdmaps::collision::summary"));
+      const Kokkos::View<counter_t, mem> first_bad(out.counters.data() + impl::first_bad_entry);  // unmanaged
+      const auto finish = [&]() {
+        Kokkos::parallel_for("tdmaps::collision::count_finish",
+                             Kokkos::TeamPolicy<ExecSpace>(space, 1, tdmaps::is_gpu_space<ExecSpace>::value ? 128 : 1),
+                             impl::FinishCount<ExecSpace>{out.counters, out.summary});
+      };
+      if (n > 0)
+        Kokkos::parallel_for("tdmaps::collision::check", impl::range_t<ExecSpace>(space, 0, n),
+                             impl::CheckSpheres<mem>{spheres, out.counters});
       const bool gated = kernel == Kernel::tile && (!bits || whole);
       if (!gated) {
-        impl::counter_t bad = 0;
-        Kokkos::deep_copy(space, Kokkos::View<impl::counter_t, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(&bad), first_bad);
+        counter_t bad = 0;
+        Kokkos::deep_copy(space, Kokkos::View<counter_t, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(&bad), first_bad);
         space.fence();
-        if (bad != ~impl::counter_t(0)) impl::reject_sphere(space, spheres, static_cast<index_t>(bad));
+        if (bad != ~counter_t(0)) {
+          finish();  // the check's entry back to ~0 (the counters are untouched)
+          space.fence();
+          impl::reject_sphere(space, spheres, static_cast<index_t>(bad));
+        }
         if (bits && !whole) Kokkos::deep_copy(space, b.words, std::uint32_t(0));
       }
       b.slots = out.counters;
       b.gate = gated ? first_bad.data() : nullptr;
       b.ints = out.intflags;
-      b.mode = result == Result::count      ? impl::Mode::count
-               : result == Result::intflags ? impl::Mode::intflags
-               : result == Result::rowflags ? impl::Mode::rowflags
-                                            : impl::Mode::flags;
-      if (n > 1) impl::launch(space, map, kernel, b, name(result), hints);
-      impl::CountSummary summary{};
-      Kokkos::parallel_reduce("tdmaps::collision::count_sum", impl::range_t<ExecSpace>(space, 0, impl::count_slots + 1),
-                              impl::SumCounters<mem>{out.counters}, summary);
-      if (summary.first_bad != ~impl::counter_t(0)) impl::reject_sphere(space, spheres, static_cast<index_t>(summary.first_bad));
-      total = summary.total;
+      b.mode = result == Result::count ? impl::Mode::count : result == Result::intflags ? impl::Mode::intflags : bit_mode;
+      try {
+        if (n > 1) impl::launch(space, map, kernel, b, name(result), hints);
+      } catch (...) {
+        finish();  // leave the counters and the check's entry reset
+        space.fence();
+        throw;
+      }
+      finish();
+      space.fence();  // the summary is in host-readable memory: no copy
+      if (out.summary(1) != ~counter_t(0)) impl::reject_sphere(space, spheres, static_cast<index_t>(out.summary(1)));
+      total = static_cast<index_t>(out.summary(0));
       break;
     }
     case Result::pairs:

@@ -65,6 +65,7 @@ tc::Result result_of(const std::string& s) {
   if (s == "pairs") return tc::Result::pairs;
   if (s == "intflags") return tc::Result::intflags;
   if (s == "rowflags") return tc::Result::rowflags;
+  if (s == "tileflags") return tc::Result::tileflags;
   return tc::Result::count;
 }
 
@@ -203,6 +204,10 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
     check(tc::row_flag_words(n), 4, "the rowflags output");
     out.rowflags = Kokkos::View<std::uint32_t*, mem>(
         Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tdmaps::collide::rowflags"), tc::row_flag_words(n));
+  } else if (result == tc::Result::tileflags) {
+    check(tc::tile_flag_words(n), 4, "the tileflags output");
+    out.tileflags = Kokkos::View<std::uint32_t*, mem>(
+        Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tdmaps::collide::tileflags"), tc::tile_flag_words(n));
   } else if (result == tc::Result::intflags) {
     check(tc::pair_count(n), 4, "the intflags output");
     out.intflags = Kokkos::View<std::int32_t*, mem>(
@@ -239,6 +244,10 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
       auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out.rowflags);
       app::write_npy(o.output, h.data(), {static_cast<index_t>(h.extent(0))});
       rep.output_note = "uint32 (" + std::to_string(h.extent(0)) + ",) row-aligned bit flags";
+    } else if (result == tc::Result::tileflags) {
+      auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out.tileflags);
+      app::write_npy(o.output, h.data(), {static_cast<index_t>(h.extent(0))});
+      rep.output_note = "uint32 (" + std::to_string(h.extent(0)) + ",) tiled bit flags";
     } else if (result == tc::Result::intflags) {
       auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out.intflags);
       app::write_npy(o.output, h.data(), {static_cast<index_t>(h.extent(0))});
@@ -322,9 +331,10 @@ int main(int argc, char* argv[]) {
   density->excludes(rmin)->excludes(rmax);
   cli.add_option("--result", o.result,
                  "count, flags (uint32 words, bit T(i-1)+j), rowflags (uint32 words, row i from word "
-                 "R(i) = sum of ceil(k/32) over k < i, bit j at word R(i)+j/32, bit j%32), pairs (int64 (k, 2)), "
+                 "R(i) = sum of ceil(k/32) over k < i, bit j at word R(i)+j/32, bit j%32), tileflags (uint32 words, "
+                 "32 per 32x32 tile, tile T(i/32)+j/32, word i%32, bit j%32), pairs (int64 (k, 2)), "
                  "intflags (int32 per pair)")
-      ->check(CLI::IsMember({"count", "flags", "rowflags", "pairs", "intflags"}))
+      ->check(CLI::IsMember({"count", "flags", "rowflags", "tileflags", "pairs", "intflags"}))
       ->capture_default_str();
   cli.add_option("--output", o.output, "write the --result array to FILE.npy (atomically)");
   cli.add_option("--save-input", o.save_input, "write the --random spheres to FILE.npy, (n, D+1) float32")->needs(random);
@@ -357,6 +367,7 @@ int main(int argc, char* argv[]) {
       "  tdmaps-collide --random 4096 --dims 1 --rmin 0.001 --rmax 0.002 --seed 7 --save-input s.npy\n"
       "  tdmaps-collide --input spheres.npy --result flags --output flags.npy --map bb --block 16\n"
       "  tdmaps-collide --random 30720 --result rowflags --output rows.npy\n"
+      "  tdmaps-collide --random 30720 --result tileflags --output tiles.npy --block 32\n"
       "  tdmaps-collide --input intervals.csv --result intflags --output f.npy --map utm --kernel element\n"
       "\n"
       "Pairs are (i, j) with j < i, packed index p = i (i - 1) / 2 + j (row-major); spheres touching exactly\n"
@@ -372,7 +383,7 @@ int main(int argc, char* argv[]) {
   if (random->count() == 0 && input->count() == 0) app::fail("give --random N or --input FILE (see --help)");
   const bool writes = !o.output.empty();
   if (writes && o.result == "count")
-    app::fail("--output needs --result flags, rowflags, pairs or intflags (a count is printed, not written)");
+    app::fail("--output needs --result flags, rowflags, tileflags, pairs or intflags (a count is printed, not written)");
   try {
     if (writes) {
       if (!ends_with(o.output, ".npy")) throw app::Error(o.output + ": --output must be a .npy file");

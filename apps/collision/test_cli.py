@@ -4,7 +4,7 @@
 Usage: test_cli.py PATH/TO/tdmaps-collide
 
 Checks, on data generated here (fixed seeds, centres and radii on the 2^-24
-grid, where fp64 is exact), that the count, the pair list, both bit flags and
+grid, where fp64 is exact), that the count, the pair list, the three bit flags and
 the int flags equal a numpy brute force for several maps, kernels and block
 sides, 1-D and 3-D, .npy (float32 and float64) and .csv input; that --random
 with --save-input agrees with the brute force on the saved spheres; and that
@@ -117,6 +117,23 @@ def check_results(tmp, path, s, label, extra):
             ok = np.array_equal(bits[:i].astype(bool), mask[ii == i]) and not bits[i:].any()
             at += words
     check(ok, f"{label}: row-aligned bit flags differ from the brute force (rc {rc}, {err.strip()})")
+    # tiled bit flags: tile (I, J), J <= I, is tile T(I) + J, 32 words (its rows i % 32), bit j % 32
+    o = os.path.join(tmp, "tileflags.npy")
+    rc, out, err = run(["--input", path, "--result", "tileflags", "--output", o] + extra)
+    ok = rc == 0 and os.path.exists(o)
+    if ok:
+        w = np.load(o)
+        n = len(s)
+        tiles = (n + 31) // 32
+        nwords = 32 * (tiles * (tiles + 1) // 2) if n > 1 else 0
+        ok = w.dtype == np.uint32 and w.shape == (nwords,)
+        if ok:
+            expect = np.zeros(nwords, dtype=np.uint32)
+            i, j = ii[mask], jj[mask]
+            word = 32 * ((i // 32) * (i // 32 + 1) // 2 + j // 32) + i % 32
+            np.bitwise_or.at(expect, word, (np.uint32(1) << (j % 32).astype(np.uint32)))
+            ok = np.array_equal(w, expect)
+    check(ok, f"{label}: tiled bit flags differ from the brute force (rc {rc}, {err.strip()})")
     # int flags
     o = os.path.join(tmp, "intflags.npy")
     rc, out, err = run(["--input", path, "--result", "intflags", "--output", o] + extra)

@@ -1,8 +1,9 @@
 // The collision app (apps/collision/collision.hpp) against an independent
 // oracle: a host fp64 nested loop over the strict lower triangle. Every result
-// (count, bit flags, pair list, int flags) of every map (tile kernel: the
-// block-space maps; element kernel: every map, UTM included) for rho 8/16/32,
-// 1-D and 3-D, dense and sparse radii, several n; outputs poisoned first.
+// (count, bit flags, row-aligned and tiled bit flags, pair list, int flags)
+// of every map (tile kernel: the block-space maps; element kernel: every map,
+// UTM included) for rho 8/16/32, 1-D and 3-D, dense and sparse radii, several
+// n; outputs poisoned first.
 #include "oracle.hpp"
 
 #include "collision/collision.hpp"
@@ -10,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bitset>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -109,6 +111,42 @@ std::string check_all_results(const tc::ConstSpheres<Mem>& spheres, const Map& m
     for (std::size_t k = 0; k < want.size() && k < w.extent(0) && bad < 3; ++k)
       if (w(k) != want[k]) {
         err << "row flag word " << k << " = " << std::hex << w(k) << " != " << want[k] << std::dec << "; ";
+        ++bad;
+      }
+  }
+
+  // tiled bit flags, poisoned: every word must be stored, the zeros of rows
+  // past n and of the diagonal tiles' upper halves (j >= i) included
+  out.tileflags = Kokkos::View<std::uint32_t*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tileflags"),
+                                                    static_cast<std::size_t>(tc::tile_flag_words(n)));
+  Kokkos::deep_copy(Space(), out.tileflags, 0x3C3C3C3Cu);
+  const index_t ct = tc::collide(Space(), spheres, map, tc::Result::tileflags, kernel, out, hints);
+  if (ct != e.count) err << "tileflags count " << ct << " != " << e.count << "; ";
+  {
+    auto w = to_host(out.tileflags);
+    // Independent of tile_flag_word: tiles (I, J), J <= I, counted in order,
+    // 32 words each (rows 32 I + r), until the tile row of row n - 1.
+    std::vector<std::uint32_t> want;
+    std::vector<index_t> tile_i, tile_j;  // the tile of each word, for the message
+    for (index_t I = 0; n > 1 && 32 * I < n; ++I)
+      for (index_t J = 0; J <= I; ++J)
+        for (index_t r = 0; r < 32; ++r) {
+          const index_t i = 32 * I + r;
+          std::uint32_t word = 0;
+          for (index_t b = 0; b < 32; ++b) {
+            const index_t j = 32 * J + b;
+            if (j < i && i < n && e.mask[static_cast<std::size_t>(i * (i - 1) / 2 + j)]) word |= 1u << b;
+          }
+          want.push_back(word);
+          tile_i.push_back(I);
+          tile_j.push_back(J);
+        }
+    if (w.extent(0) != want.size()) err << "tileflags has " << w.extent(0) << " words, tiles need " << want.size() << "; ";
+    int bad = 0;
+    for (std::size_t k = 0; k < want.size() && k < w.extent(0) && bad < 3; ++k)
+      if (w(k) != want[k]) {
+        err << "tile flag word " << k << " (tile " << tile_i[k] << "," << tile_j[k] << ", row " << 32 * tile_i[k] + index_t(k % 32)
+            << ") = " << std::hex << w(k) << " != " << want[k] << std::dec << "; ";
         ++bad;
       }
   }
@@ -338,6 +376,8 @@ TEST(TEST_CATEGORY, collision_pair_list_never_truncates) {
   EXPECT_EQ(static_cast<index_t>(out.pairs.extent(0)), tc::pair_count(n));
 }
 
+// n = 0 and 1: no pairs, count 0, and no words of any of the bit flags (the
+// sizes are checked by check_all_results).
 TEST(TEST_CATEGORY, collision_no_pairs_for_n_0_and_1) {
   for (index_t n : {0, 1}) {
     const std::vector<float> host = tc::random_spheres_host(n, 3, tc::default_radii(3, tc::Density::dense), 5);
@@ -405,27 +445,40 @@ TEST(TEST_CATEGORY, collision_rejects_bad_input_naming_it) {
       tc::Output<Mem> o;
       o.intflags = Kokkos::View<std::int32_t*, Mem>("intflags", static_cast<std::size_t>(tc::pair_count(40)));
       o.rowflags = Kokkos::View<std::uint32_t*, Mem>("rowflags", static_cast<std::size_t>(tc::row_flag_words(40)));
+      o.tileflags = Kokkos::View<std::uint32_t*, Mem>("tileflags", static_cast<std::size_t>(tc::tile_flag_words(40)));
       Kokkos::deep_copy(Space(), o.intflags, -7);
       Kokkos::deep_copy(Space(), o.rowflags, 0xA5A5A5A5u);
-      for (const tc::Result r : {tc::Result::count, tc::Result::intflags, tc::Result::rowflags}) {
+      Kokkos::deep_copy(Space(), o.tileflags, 0xA5A5A5A5u);
+      for (const tc::Result r : {tc::Result::count, tc::Result::intflags, tc::Result::rowflags, tc::Result::tileflags}) {
         const std::string m = thrown_message([&] { tc::collide(Space(), s, map, r, kernel, o); });
         EXPECT_NE(m.find("row 33"), std::string::npos) << tc::name(r) << ", " << tc::name(kernel) << ", rho " << rho << ": " << m;
         EXPECT_NE(m.find("x is inf"), std::string::npos) << tc::name(r) << ", " << tc::name(kernel) << ": " << m;
       }
       auto fi = to_host(o.intflags);
       auto fr = to_host(o.rowflags);
+      auto ft = to_host(o.tileflags);
       index_t touched = 0;
       for (std::size_t k = 0; k < fi.extent(0); ++k) touched += fi(k) != -7 ? 1 : 0;
       for (std::size_t k = 0; k < fr.extent(0); ++k) touched += fr(k) != 0xA5A5A5A5u ? 1 : 0;
+      for (std::size_t k = 0; k < ft.extent(0); ++k) touched += ft(k) != 0xA5A5A5A5u ? 1 : 0;
       EXPECT_EQ(touched, 0) << tc::name(kernel) << ", rho " << rho << ": outputs written despite the rejected input";
       const tc::ConstSpheres<Mem> ok = tc::to_device(Space(), host);
-      for (const tc::Result r : {tc::Result::count, tc::Result::intflags, tc::Result::rowflags})
+      for (const tc::Result r : {tc::Result::count, tc::Result::intflags, tc::Result::rowflags, tc::Result::tileflags})
         EXPECT_EQ(tc::collide(Space(), ok, map, r, kernel, o), good.count)
             << tc::name(r) << ", " << tc::name(kernel) << ", rho " << rho << ": after a rejected call";
       fi = to_host(o.intflags);
       touched = 0;
       for (std::size_t k = 0; k < fi.extent(0); ++k) touched += fi(k) != static_cast<std::int32_t>(good.mask[k]) ? 1 : 0;
       EXPECT_EQ(touched, 0) << tc::name(kernel) << ", rho " << rho << ": int flags after a rejected call";
+      // The poison left by the rejected calls must be gone from the bit flags
+      // too: their set bits are exactly the collisions.
+      fr = to_host(o.rowflags);
+      ft = to_host(o.tileflags);
+      index_t row_bits = 0, tile_bits = 0;
+      for (std::size_t k = 0; k < fr.extent(0); ++k) row_bits += std::bitset<32>(fr(k)).count();
+      for (std::size_t k = 0; k < ft.extent(0); ++k) tile_bits += std::bitset<32>(ft(k)).count();
+      EXPECT_EQ(row_bits, good.count) << tc::name(kernel) << ", rho " << rho << ": row flags after a rejected call";
+      EXPECT_EQ(tile_bits, good.count) << tc::name(kernel) << ", rho " << rho << ": tile flags after a rejected call";
     }
   }
   const tc::ConstSpheres<Mem> s = tc::to_device(Space(), host);
@@ -448,6 +501,9 @@ TEST(TEST_CATEGORY, collision_rejects_bad_input_naming_it) {
   out.rowflags = Kokkos::View<std::uint32_t*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rowflags"), 26);
   m = thrown_message([&] { tc::collide(Space(), s, tdmaps::LambdaMap<>(40, 8, t), tc::Result::rowflags, tc::Kernel::tile, out); });
   EXPECT_NE(m.find("rowflags has 26 words; n = 40 spheres need row_flag_words(n) = 46"), std::string::npos) << m;
+  out.tileflags = Kokkos::View<std::uint32_t*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tileflags"), 26);
+  m = thrown_message([&] { tc::collide(Space(), s, tdmaps::LambdaMap<>(40, 8, t), tc::Result::tileflags, tc::Kernel::tile, out); });
+  EXPECT_NE(m.find("tileflags has 26 words; n = 40 spheres need tile_flag_words(n) = 96"), std::string::npos) << m;
   out.intflags = Kokkos::View<std::int32_t*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "intflags"), 10);
   m = thrown_message(
       [&] { tc::collide(Space(), s, tdmaps::LambdaMap<>(40, 8, t), tc::Result::intflags, tc::Kernel::element, out); });
@@ -487,6 +543,68 @@ TEST(TEST_CATEGORY, collision_row_flag_words_by_counting) {
     const index_t q = base / 32;
     EXPECT_EQ(tc::row_flag_word(32 * q + 1), 32 * tdmaps::tri(q)) << "q = " << q;
   }
+}
+
+// The tiled flags' index math against counting: tiles (I, J), J <= I, in
+// order, 32 words each (row i = 32 I + r is word r), for every pair of small
+// n; row_of_tile_word inverts it at every word; and near rows 2^31 .. 2^34
+// (64-bit products; words up to ~2^62) against T(I) computed apart in
+// unsigned arithmetic, halving the even factor first.
+TEST(TEST_CATEGORY, collision_tile_flag_words_by_counting) {
+  index_t tiles = 0;
+  for (index_t I = 0; I < 7; ++I)  // rows 0 .. 223
+    for (index_t J = 0; J <= I; ++J, ++tiles)
+      for (index_t r = 0; r < 32; ++r) {
+        const index_t i = 32 * I + r, w = 32 * tiles + r;
+        for (index_t b = 0; b < 32; ++b) {
+          const index_t j = 32 * J + b;
+          if (j < i) {
+            ASSERT_EQ(tc::tile_flag_word(i, j), w) << "i = " << i << ", j = " << j;
+          }
+        }
+        index_t ri = -1, rj0 = -1;
+        tc::row_of_tile_word(w, ri, rj0);
+        ASSERT_EQ(ri, i) << "word " << w;
+        ASSERT_EQ(rj0, 32 * J) << "word " << w;
+      }
+  // Sizes: 32 words per tile, the tiles of tile rows 0 .. (n - 1) / 32.
+  EXPECT_EQ(tc::tile_flag_words(0), 0);
+  EXPECT_EQ(tc::tile_flag_words(1), 0);
+  EXPECT_EQ(tc::tile_flag_words(2), 32);
+  EXPECT_EQ(tc::tile_flag_words(32), 32);
+  EXPECT_EQ(tc::tile_flag_words(33), 96);
+  EXPECT_EQ(tc::tile_flag_words(64), 96);
+  EXPECT_EQ(tc::tile_flag_words(65), 192);
+  EXPECT_EQ(tc::flag_tiles(65), 6);
+  for (index_t n = 2; n <= 300; ++n) {
+    index_t count = 0;
+    for (index_t I = 0; 32 * I < n; ++I) count += I + 1;
+    ASSERT_EQ(tc::flag_tiles(n), count) << "n = " << n;
+    ASSERT_EQ(tc::tile_flag_words(n), 32 * count) << "n = " << n;
+  }
+  // Far rows: the first and last rows of tile rows near 2^31 .. 2^34.
+  const auto tri_u = [](std::uint64_t k) { return k % 2 == 0 ? (k / 2) * (k + 1) : k * ((k + 1) / 2); };
+  const auto want_word = [&](index_t i, index_t j) {
+    const std::uint64_t ui = static_cast<std::uint64_t>(i), uj = static_cast<std::uint64_t>(j);
+    return static_cast<index_t>(((tri_u(ui / 32) + uj / 32) << 5) | (ui % 32));
+  };
+  for (const index_t base : {index_t(1) << 31, (index_t(1) << 32) + 5, (index_t(1) << 33) + 31, index_t(3000000000),
+                             (index_t(1) << 34) + 31}) {
+    for (index_t i = base - 40; i <= base; ++i) {
+      for (const index_t j : {index_t(0), i - 1, i - 33, 32 * (i / 32), i / 2}) {
+        if (j < 0 || j >= i) continue;
+        const index_t w = tc::tile_flag_word(i, j);
+        ASSERT_EQ(w, want_word(i, j)) << "i = " << i << ", j = " << j;
+        index_t ri = -1, rj0 = -1;
+        tc::row_of_tile_word(w, ri, rj0);
+        ASSERT_EQ(ri, i) << "word " << w << " of (" << i << ", " << j << ")";
+        ASSERT_EQ(rj0, j - j % 32) << "word " << w << " of (" << i << ", " << j << ")";
+      }
+    }
+  }
+  // The last word of n = 2^34 + 32 spheres is the last of all the words.
+  const index_t nb = (index_t(1) << 34) + 32;
+  EXPECT_EQ(tc::tile_flag_word(nb - 1, nb - 2), tc::tile_flag_words(nb) - 1);
 }
 
 // The generator: deterministic per seed, on the 2^-24 grid, centres in
