@@ -896,8 +896,13 @@ TDMAPS_UNROLL_BY(8)
       // The block is tile (i0 / 32, j0 / 32): its 32 words are consecutive,
       // lane L's is row i0 + L's, so the warp's 32 stores are one whole
       // 128-byte line.
+      // Word 32 (T(I) + J) + lane = 16 I (I + 1) + 32 J + lane with 32-bit
+      // I, J (n <= max_side = 2^31): one wide multiply, no 64-bit products.
       hits = intrinsics::popcount(row);
-      b.words(tile_flag_word(t.i0, t.j0) + lane) = row;
+      const auto I = static_cast<std::uint32_t>(t.i0 >> 5), J = static_cast<std::uint32_t>(t.j0 >> 5);
+      const std::uint64_t w = 16 * (static_cast<std::uint64_t>(I) * (I + 1)) + 32 * static_cast<std::uint64_t>(J) +
+                              static_cast<std::uint32_t>(lane);
+      b.words.data()[w] = row;
     } else if constexpr (M == Mode::row_count) {
       if (row != 0) Kokkos::atomic_add(&b.rows(i), static_cast<counter_t>(intrinsics::popcount(row)));
     } else if constexpr (M == Mode::append) {
