@@ -898,13 +898,15 @@ void run_linear(const ExecSpace& space, const EdmData<Real, typename ExecSpace::
 /// whole blocks); full: 1 block per team (0.635-0.650 ms against 0.649-0.659
 /// with 2, the default before the checked sqrt made the walk shorter);
 /// packed and condensed, whose rows are written in aligned chunks
-/// (gpu_rows_aligned): 4 blocks per team (packed 0.63 ms, condensed 0.65 ms;
-/// 1 block 0.645 / 0.677 ms; 64-thread teams, whose rows take the general
-/// walk, 1.3-1.8 ms in a first version).
+/// (gpu_rows_aligned): condensed 4 blocks per team (0.657-0.659 ms; 2
+/// blocks 0.662-0.666, 1 block 0.68); packed 2 (n = 30720 0.632-0.638 ms,
+/// n = 65536 2.84-2.94 ms; 4 blocks 0.631-0.640 / 2.95-2.96, 1 block 0.644
+/// / 2.87-2.89; three rounds, results/h100/tileflags/edm_k/); 64-thread
+/// teams, whose rows take the general walk, 1.3-1.8 ms in a first version.
 inline LaunchHints tile_hints(LaunchHints h, Layout layout, int rho) {
   if (rho != 32) return h;
   if (h.team_threads == 0) h.team_threads = 32;
-  if (h.blocks_per_team == 0) h.blocks_per_team = layout == Layout::full ? 1 : 4;
+  if (h.blocks_per_team == 0) h.blocks_per_team = layout == Layout::full ? 1 : layout == Layout::packed ? 2 : 4;
   return h;
 }
 
