@@ -530,6 +530,19 @@ struct LinearKernel {
     return Sphere4{{b.s(k, 0), b.s(k, 1), b.s(k, 2), b.s(k, 3)}};
   }
 
+  /// Bit s: pair (i, j0 + s), s < count (<= 32); the other bits 0. The
+  /// word kernels of the row-aligned and the tiled flags.
+  KOKKOS_FORCEINLINE_FUNCTION std::uint32_t row_bits(index_t i, index_t j0, int count) const {
+    std::uint32_t bits = 0;
+    if (count <= 0) return bits;
+    const Sphere4 si = sphere(i);
+    for (int s = 0; s < count; ++s) {
+      const Sphere4 sj = sphere(j0 + s);
+      if (collides(si.c[0], si.c[1], si.c[2], si.c[3], sj.c[0], sj.c[1], sj.c[2], sj.c[3])) bits |= std::uint32_t(1) << s;
+    }
+    return bits;
+  }
+
   template <Mode M, int Width>
   KOKKOS_FORCEINLINE_FUNCTION void run(const Run& r) const {
     const index_t n = b.s.extent(0);
@@ -597,14 +610,7 @@ struct RowWordKernel {
     index_t i, word;
     row_of_flag_word(w, i, word);
     const index_t j0 = 32 * word;
-    const int count = i - j0 < 32 ? static_cast<int>(i - j0) : 32;
-    const Sphere4 si = k.sphere(i);
-    std::uint32_t bits = 0;
-    for (int s = 0; s < count; ++s) {
-      const Sphere4 sj = k.sphere(j0 + s);
-      if (collides(si.c[0], si.c[1], si.c[2], si.c[3], sj.c[0], sj.c[1], sj.c[2], sj.c[3])) bits |= std::uint32_t(1) << s;
-    }
-    k.b.words(w) = bits;
+    k.b.words(w) = k.row_bits(i, j0, i - j0 < 32 ? static_cast<int>(i - j0) : 32);
   }
 };
 
@@ -618,17 +624,7 @@ struct TileWordKernel {
     index_t i, j0;
     row_of_tile_word(w, i, j0);
     const index_t n = k.b.s.extent(0);
-    const int count = i >= n || i <= j0 ? 0 : i - j0 < 32 ? static_cast<int>(i - j0) : 32;
-    std::uint32_t bits = 0;
-    if (count > 0) {
-      const Sphere4 si = k.sphere(i);
-      for (int s = 0; s < count; ++s) {
-        const Sphere4 sj = k.sphere(j0 + s);
-        if (collides(si.c[0], si.c[1], si.c[2], si.c[3], sj.c[0], sj.c[1], sj.c[2], sj.c[3]))
-          bits |= std::uint32_t(1) << s;
-      }
-    }
-    k.b.words(w) = bits;
+    k.b.words(w) = k.row_bits(i, j0, i >= n || i <= j0 ? 0 : i - j0 < 32 ? static_cast<int>(i - j0) : 32);
   }
 };
 
