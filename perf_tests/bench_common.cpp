@@ -312,7 +312,7 @@ void add_context() {
                                                     std::to_string(KOKKOS_VERSION / 100 % 100) + "." +
                                                     std::to_string(KOKKOS_VERSION % 100));
   benchmark::AddCustomContext("execution_space", ExecSpace::name());
-  benchmark::AddCustomContext("concurrency", std::to_string(ExecSpace::concurrency()));
+  benchmark::AddCustomContext("concurrency", std::to_string(ExecSpace().concurrency()));
   benchmark::AddCustomContext("compiler", compiler_string());
 #if defined(KOKKOS_ENABLE_CUDA)
   cudaDeviceProp prop;
@@ -329,7 +329,7 @@ void add_context() {
   benchmark::AddCustomContext("cuda_runtime", std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10));
   benchmark::AddCustomContext("cuda_driver", std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10));
 #else
-  benchmark::AddCustomContext("device", host_cpu_name() + " (" + std::to_string(ExecSpace::concurrency()) + " threads)");
+  benchmark::AddCustomContext("device", host_cpu_name() + " (" + std::to_string(ExecSpace().concurrency()) + " threads)");
 #endif
 }
 

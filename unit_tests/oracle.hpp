@@ -39,11 +39,11 @@ struct HitCounter {
   KOKKOS_FUNCTION void operator()(index_t i, index_t j) const {
     const bool in = i >= 0 && i < n && j >= 0 && (triangle == tdmaps::Triangle::lower ? j <= i : j < i);
     if (!in) {
-      Kokkos::atomic_increment(&outside());
+      Kokkos::atomic_add(&outside(), 1);
       return;
     }
     const index_t p = triangle == tdmaps::Triangle::lower ? (i * (i + 1)) / 2 + j : ((i - 1) * i) / 2 + j;
-    Kokkos::atomic_increment(&hits(p));
+    Kokkos::atomic_add(&hits(p), 1);
   }
 
   /// Empty string when every element of the domain was hit exactly once and

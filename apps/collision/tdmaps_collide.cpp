@@ -4,13 +4,18 @@
 //
 // Sizes: n = 0 is an error (no spheres: almost certainly a mistake upstream);
 // n = 1 is allowed and has 0 pairs (empty outputs), so pipelines over filtered
-// data need no special case. Everything that can fail on the input or the
-// options fails before Kokkos starts; outputs are written atomically (temp file
-// + rename), so a failed run never leaves a partial file.
+// data need no special case. The error convention of apps/common/cli.hpp (exit
+// 2 for usage errors, 1 for runtime failures); every size (host and device
+// memory, disk) is checked before anything is allocated or generated; outputs
+// appear complete or not at all, also when the run is interrupted
+// (apps/common/output_file.hpp).
 #include "collision/collision.hpp"
+#include "common/cli.hpp"
 #include "common/launch_options.hpp"
 #include "common/memory.hpp"
 #include "common/npy.hpp"
+#include "common/output_file.hpp"
+#include "common/progress.hpp"
 
 #include <tdmaps/launch/dispatch.hpp>
 
@@ -34,6 +39,7 @@ namespace tc = tdmaps::collision;
 using tdmaps::index_t;
 
 struct Options {
+  std::string random_text, dims_text, seed_text;  // parsed strictly (app::parse_int)
   index_t random_n = -1;
   std::string input;
   int dims = 3;
@@ -49,6 +55,7 @@ struct Options {
   std::string kernel = "tile";
   int repeat = 1;
   bool json = false;
+  bool quiet = false;
   tdmaps::LaunchHints hints;  // --team-threads, --blocks-per-team
 };
 
@@ -80,40 +87,47 @@ std::string fmt(double v, int digits = 4) {
   return o.str();
 }
 
-std::string json_string(const std::string& s) {
-  std::string o = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      o += buf;
-      continue;
-    }
-    o += c;
+/// n and the dimension before any data: from --random, the .npy header, or
+/// the whole .csv (read here; `m` keeps it).
+void input_shape(const Options& o, index_t& n, int& dims, app::Matrix<float>& m) {
+  if (o.input.empty()) {
+    n = o.random_n;
+    dims = o.dims;
+    return;
   }
-  return o + "\"";
+  std::int64_t rows = 0, cols = 0;
+  if (app::is_npy_path(o.input)) {
+    const app::NpyHeader h = app::read_npy_header(o.input);
+    if (h.shape.size() != 2) {
+      m = app::read_matrix<float>(o.input);  // the reader's own message
+      return;
+    }
+    rows = h.shape[0];
+    cols = h.shape[1];
+  } else {
+    m = app::read_matrix<float>(o.input);
+    rows = m.rows;
+    cols = m.cols;
+  }
+  if (rows == 0) throw app::Error(o.input + ": no spheres (0 rows); need at least 1 (1 sphere has 0 pairs)");
+  if (cols != 2 && cols != 4)
+    throw app::Error(o.input + ": " + std::to_string(cols) +
+                     " columns; expected 2 (x, r: intervals) or 4 (x, y, z, r: spheres)");
+  if (rows > tdmaps::max_side)
+    throw app::Error(o.input + ": " + std::to_string(rows) + " spheres exceed the largest supported n = " +
+                     std::to_string(tdmaps::max_side));
+  n = rows;
+  dims = cols == 2 ? 1 : 3;
 }
 
-Input load(const Options& o, bool dims_given) {
+Input load(const Options& o, bool dims_given, app::Matrix<float>& m) {
   Input in;
   if (!o.input.empty()) {
-    app::Matrix<float> m;
-    try {
-      m = app::read_matrix<float>(o.input);
-    } catch (const app::Error& e) {
-      app::fail(e.what());
-    }
-    if (m.rows == 0) app::fail(o.input + ": no spheres (0 rows); need at least 1 (1 sphere has 0 pairs)");
-    if (m.cols != 2 && m.cols != 4)
-      app::fail(o.input + ": " + std::to_string(m.cols) + " columns; expected 2 (x, r: intervals) or 4 (x, y, z, r: spheres)");
+    if (m.values.empty()) m = app::read_matrix<float>(o.input);
     in.dims = m.cols == 2 ? 1 : 3;
     if (dims_given && o.dims != in.dims)
-      app::fail(o.input + ": --dims " + std::to_string(o.dims) + " but the file has " + std::to_string(m.cols) +
-                " columns (" + std::to_string(in.dims) + "-D)");
-    if (m.rows > tdmaps::max_side)
-      app::fail(o.input + ": " + std::to_string(m.rows) + " spheres exceed the largest supported n = " +
-                std::to_string(tdmaps::max_side));
+      throw app::UsageError("--dims " + std::to_string(o.dims) + " but " + o.input + " has " + std::to_string(m.cols) +
+                            " columns (" + std::to_string(in.dims) + "-D)");
     in.n = m.rows;
     in.xyzr.assign(static_cast<std::size_t>(in.n) * 4, 0.0f);
     for (index_t r = 0; r < in.n; ++r) {
@@ -121,28 +135,16 @@ Input load(const Options& o, bool dims_given) {
       for (int c = 0; c < in.dims; ++c) row[c] = m.at(r, c);
       row[3] = m.at(r, m.cols - 1);
       const std::string bad = tc::check_sphere(row);
-      if (!bad.empty()) app::fail(o.input + ": row " + std::to_string(r) + " (0-based data row): " + bad);
+      if (!bad.empty()) throw app::Error(o.input + ": row " + std::to_string(r) + " (0-based data row): " + bad);
     }
     in.source = o.input + " (" + m.dtype + ")";
+    m = app::Matrix<float>();
     return in;
   }
-  if (o.random_n == 0) app::fail("--random 0: no spheres; need n >= 1 (n = 1 gives 0 pairs)");
-  if (o.random_n < 0) app::fail("--random " + std::to_string(o.random_n) + ": the number of spheres must be positive");
-  if (o.random_n > tdmaps::max_side)
-    app::fail("--random " + std::to_string(o.random_n) + " exceeds the largest supported n = " +
-              std::to_string(tdmaps::max_side));
   in.dims = o.dims;
   in.n = o.random_n;
   tc::RadiusRange r = tc::default_radii(o.dims, o.density == "dense" ? tc::Density::dense : tc::Density::sparse);
   if (o.radii_given) r = {o.rmin, o.rmax};
-  // Radii beyond 1 would leave the 2^-24 grid on which the result is exact.
-  if (!(r.r_min >= 0 && r.r_min <= r.r_max && r.r_max <= 1))
-    app::fail("--rmin " + fmt(r.r_min) + " --rmax " + fmt(r.r_max) + ": need 0 <= rmin <= rmax <= 1");
-  // The host vector plus its device copy.
-  const index_t bytes = in.n * 16;
-  if (bytes > app::host_available_bytes())
-    app::fail("--random " + std::to_string(in.n) + ": the spheres need " + app::format_bytes(bytes) + " but only " +
-              app::format_bytes(app::host_available_bytes()) + " are available");
   in.xyzr = tc::random_spheres_host(in.n, in.dims, r, o.seed);
   in.source = "random (seed " + std::to_string(o.seed) + ", radii [" + fmt(r.r_min) + ", " + fmt(r.r_max) + "]" +
               (o.radii_given ? "" : ", " + o.density) + ")";
@@ -163,14 +165,70 @@ void save_input(const std::string& path, const Input& in) {
 struct Report {
   index_t count = 0;
   std::vector<double> seconds;
+  double write_seconds = -1;
   std::string output_note;
 };
 
-/// a * b <= limit without overflow (a, b >= 0).
-bool fits(index_t a, index_t b, index_t limit) { return b == 0 || a <= limit / b; }
+/// a * b, or max when it does not fit (a, b >= 0).
+index_t mul_sat(index_t a, index_t b) {
+  return b != 0 && a > std::numeric_limits<index_t>::max() / b ? std::numeric_limits<index_t>::max() : a * b;
+}
+std::string bytes_text(index_t b) {
+  return b == std::numeric_limits<index_t>::max() ? std::string("more than 2^63 bytes") : app::format_bytes(b);
+}
+
+/// The --result array's words and bytes per word for n spheres (0 words for
+/// count; pairs: unknown before the count).
+void result_size(const std::string& result, index_t n, index_t& items, index_t& item_bytes) {
+  items = 0;
+  item_bytes = 4;
+  if (result == "flags") items = tc::flag_words(n);
+  else if (result == "rowflags") items = tc::row_flag_words(n);
+  else if (result == "tileflags") items = tc::tile_flag_words(n);
+  else if (result == "intflags") items = tc::pair_count(n);
+}
+
+/// Memory and disk of a run, checked in milliseconds before anything is
+/// allocated or generated: host (the spheres, the file's host copy of the
+/// result) before Kokkos starts, the device once it has.
+template <class mem>
+void check_sizes(const Options& o, index_t n, bool device_side) {
+  constexpr bool same_memory = std::is_same<mem, Kokkos::HostSpace>::value;
+  index_t items, item_bytes;
+  result_size(o.result, n, items, item_bytes);
+  const index_t result_bytes = mul_sat(items, item_bytes);
+  const index_t spheres = mul_sat(n, 16);  // x, y, z, r as float32
+  const bool write = !o.output.empty();
+  const std::string what = o.result == "count" ? std::string("the spheres") : "the " + o.result + " output (" +
+                                                                                   bytes_text(result_bytes) + ") and the spheres";
+  if (!device_side) {
+    // Host: the spheres as read / generated, their device copy on host
+    // backends, and the result (host backends) or its copy for the file.
+    index_t host = spheres;
+    if (same_memory) host = mul_sat(spheres, 2) + result_bytes;
+    else if (write) host = spheres + result_bytes;
+    if (host < 0 || result_bytes == std::numeric_limits<index_t>::max()) host = std::numeric_limits<index_t>::max();
+    const index_t host_free = app::host_available_bytes();
+    if (host > host_free)
+      throw app::Error(what + " of n = " + std::to_string(n) + " spheres need " + bytes_text(host) +
+                       " of host memory but only " + app::format_bytes(host_free) +
+                       " is available; use --result count, or fewer spheres");
+    if (write && o.result != "pairs") app::check_filesystem_space(o.output, result_bytes + 128, "the " + o.result + " output");
+    if (!o.save_input.empty()) app::check_filesystem_space(o.save_input, spheres + 128, "the spheres");
+    return;
+  }
+  if (same_memory) return;
+  index_t device = spheres + result_bytes;
+  if (result_bytes == std::numeric_limits<index_t>::max()) device = result_bytes;
+  const index_t device_free = app::free_memory_bytes<mem>();
+  if (device > device_free)
+    throw app::Error(what + " of n = " + std::to_string(n) + " spheres need " + bytes_text(device) + " of " +
+                     mem::name() + " memory but only " + app::format_bytes(device_free) +
+                     " is free; use --result count, or fewer spheres");
+}
 
 template <class Space, class Map>
-Report run_map(const Space& space, const Map& map, const Options& o, const Input& in) {
+Report run_map(const Space& space, const Map& map, const Options& o, const Input& in, app::Progress& progress) {
   using mem = typename Space::memory_space;
   constexpr bool same_memory = std::is_same<mem, Kokkos::HostSpace>::value;
   const index_t n = in.n;
@@ -180,41 +238,25 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
                                                    : tc::Kernel::element;
   const bool write = !o.output.empty();
 
-  // Outputs: size check in int64 against free memory before allocating.
+  // Outputs (their sizes were checked against free memory by check_sizes).
   tc::Output<mem> out;
-  const index_t device_free = app::free_memory_bytes<mem>();
-  const index_t host_free = app::host_available_bytes();
-  auto check = [&](index_t items, index_t item_bytes, const std::string& what) {
-    const index_t host_bytes_needed = write && !same_memory ? item_bytes : 0;
-    if (!fits(items, item_bytes, device_free) || !fits(items, host_bytes_needed, host_free)) {
-      const bool dev = !fits(items, item_bytes, device_free);
-      const std::string need = fits(items, item_bytes, std::numeric_limits<index_t>::max())
-                                   ? app::format_bytes(items * item_bytes)
-                                   : std::to_string(items) + " x " + std::to_string(item_bytes) + " bytes";
-      throw app::Error(what + " of n = " + std::to_string(n) + " spheres needs " + need + " but only " +
-                       app::format_bytes(dev ? device_free : host_free) + " of " + (dev ? mem::name() : "host") +
-                       " memory is free; use --result count, or fewer spheres");
-    }
-  };
   if (result == tc::Result::flags) {
-    check(tc::flag_words(n), 4, "the flags output");
     out.flags = Kokkos::View<std::uint32_t*, mem>(
         Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tdmaps::collide::flags"), tc::flag_words(n));
   } else if (result == tc::Result::rowflags) {
-    check(tc::row_flag_words(n), 4, "the rowflags output");
     out.rowflags = Kokkos::View<std::uint32_t*, mem>(
         Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tdmaps::collide::rowflags"), tc::row_flag_words(n));
   } else if (result == tc::Result::tileflags) {
-    check(tc::tile_flag_words(n), 4, "the tileflags output");
     out.tileflags = Kokkos::View<std::uint32_t*, mem>(
         Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tdmaps::collide::tileflags"), tc::tile_flag_words(n));
   } else if (result == tc::Result::intflags) {
-    check(tc::pair_count(n), 4, "the intflags output");
     out.intflags = Kokkos::View<std::int32_t*, mem>(
         Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tdmaps::collide::intflags"), tc::pair_count(n));
   } else if (result == tc::Result::pairs) {
     // Device: keys 8 + sort working space ~24 + the (k, 2) list 16 bytes per
     // pair, rounded up; host: the list's mirror when it is written.
+    const index_t device_free = app::free_memory_bytes<mem>();
+    const index_t host_free = app::host_available_bytes();
     const index_t dev_cap = device_free / 48;
     const index_t host_cap = write && !same_memory ? host_free / 16 : dev_cap;
     out.max_pairs = std::min(dev_cap, host_cap);
@@ -222,6 +264,7 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
 
   const tc::Spheres<mem> spheres = tc::to_device(space, in.xyzr);
   Report rep;
+  progress.phase("compute", o.repeat, app::Progress::Unit::runs);
   for (int r = 0; r < o.repeat; ++r) {
     space.fence();
     app::Timer timer;
@@ -233,35 +276,43 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
     }
     space.fence();
     rep.seconds.push_back(timer.seconds());
+    progress.advance(r + 1);
   }
+  progress.done();
 
   if (write) {
+    app::Timer write_timer;
+    auto report = [&](std::int64_t done, std::int64_t) { progress.advance(done); };
+    auto write_words = [&](const auto& view, const std::string& note) {
+      auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
+      using T = typename decltype(h)::non_const_value_type;
+      progress.phase("write " + o.output, static_cast<std::int64_t>(h.extent(0) * sizeof(T)), app::Progress::Unit::bytes);
+      app::write_npy(o.output, h.data(), {static_cast<index_t>(h.extent(0))}, report);
+      rep.output_note = note;
+    };
     if (result == tc::Result::flags) {
-      auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out.flags);
-      app::write_npy(o.output, h.data(), {static_cast<index_t>(h.extent(0))});
-      rep.output_note = "uint32 (" + std::to_string(h.extent(0)) + ",) bit-packed flags";
+      write_words(out.flags, "uint32 (" + std::to_string(out.flags.extent(0)) + ",) bit-packed flags");
     } else if (result == tc::Result::rowflags) {
-      auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out.rowflags);
-      app::write_npy(o.output, h.data(), {static_cast<index_t>(h.extent(0))});
-      rep.output_note = "uint32 (" + std::to_string(h.extent(0)) + ",) row-aligned bit flags";
+      write_words(out.rowflags, "uint32 (" + std::to_string(out.rowflags.extent(0)) + ",) row-aligned bit flags");
     } else if (result == tc::Result::tileflags) {
-      auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out.tileflags);
-      app::write_npy(o.output, h.data(), {static_cast<index_t>(h.extent(0))});
-      rep.output_note = "uint32 (" + std::to_string(h.extent(0)) + ",) tiled bit flags";
+      write_words(out.tileflags, "uint32 (" + std::to_string(out.tileflags.extent(0)) + ",) tiled bit flags");
     } else if (result == tc::Result::intflags) {
-      auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out.intflags);
-      app::write_npy(o.output, h.data(), {static_cast<index_t>(h.extent(0))});
-      rep.output_note = "int32 (" + std::to_string(h.extent(0)) + ",) flags";
+      write_words(out.intflags, "int32 (" + std::to_string(out.intflags.extent(0)) + ",) flags");
     } else {
+      const index_t rows = static_cast<index_t>(out.pairs.extent(0));
+      app::check_filesystem_space(o.output, rows * 16 + 128, "the pair list");
       auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out.pairs);
-      app::write_npy(o.output, h.data(), {static_cast<index_t>(h.extent(0)), 2});
-      rep.output_note = "int64 (" + std::to_string(h.extent(0)) + ", 2) pairs (i, j), j < i, sorted";
+      progress.phase("write " + o.output, rows * 16, app::Progress::Unit::bytes);
+      app::write_npy(o.output, h.data(), {rows, 2}, report);
+      rep.output_note = "int64 (" + std::to_string(rows) + ", 2) pairs (i, j), j < i, sorted";
     }
+    progress.done();
+    rep.write_seconds = write_timer.seconds();
   }
   return rep;
 }
 
-void print_report(const Options& o, const Input& in, const Report& rep) {
+void print_report(const Options& o, const Input& in, const Report& rep, double total_seconds) {
   const index_t pairs = tc::pair_count(in.n);
   const double best = *std::min_element(rep.seconds.begin(), rep.seconds.end());
   double mean = 0;
@@ -269,54 +320,69 @@ void print_report(const Options& o, const Input& in, const Report& rep) {
   mean /= static_cast<double>(rep.seconds.size());
   const double rate = best > 0 ? static_cast<double>(pairs) / best : 0.0;
   const double fraction = pairs > 0 ? static_cast<double>(rep.count) / static_cast<double>(pairs) : 0.0;
-  const std::string backend = Kokkos::DefaultExecutionSpace::name();
+  using Space = Kokkos::DefaultExecutionSpace;
+  const std::string backend = Space::name();
   if (o.json) {
-    std::cout << "{\"n\": " << in.n << ", \"dims\": " << in.dims << ", \"input\": " << json_string(in.source)
-              << ", \"map\": " << json_string(o.spec.label()) << ", \"kernel\": " << json_string(o.kernel)
-              << ", \"block\": " << o.block << ", \"result\": " << json_string(o.result) << ", \"backend\": "
-              << json_string(backend) << ", \"pairs_tested\": " << pairs << ", \"count\": " << rep.count
-              << ", \"fraction\": " << fraction << ", \"repeat\": " << rep.seconds.size()
-              << ", \"seconds_best\": " << best << ", \"seconds_mean\": " << mean << ", \"pairs_per_second\": " << rate
-              << ", \"output\": " << (o.output.empty() ? std::string("null") : json_string(o.output)) << "}"
-              << std::endl;
+    nlohmann::json j;
+    j["tool"] = app::program_name();
+    j["version"] = app::version();
+    j["input"] = app::string_or_null(o.input);
+    j["seed"] = o.input.empty() ? nlohmann::json(o.seed) : nlohmann::json(nullptr);
+    j["n"] = in.n;
+    j["d"] = in.dims;
+    j["precision"] = "fp32";
+    j["map"] = o.spec.label();
+    j["block"] = o.block;
+    j["kernel"] = o.kernel;
+    j["result"] = o.result;
+    j["backend"] = backend;
+    j["concurrency"] = Space().concurrency();
+    j["repeat"] = rep.seconds.size();
+    j["pairs_tested"] = pairs;
+    j["count"] = rep.count;
+    j["fraction"] = fraction;
+    j["ms"] = mean * 1e3;
+    j["ms_min"] = best * 1e3;
+    j["ms_warmup"] = nullptr;
+    j["ms_write"] = rep.write_seconds >= 0 ? nlohmann::json(rep.write_seconds * 1e3) : nlohmann::json(nullptr);
+    j["ms_total"] = total_seconds * 1e3;
+    j["pairs_per_second"] = rate;
+    j["output"] = app::string_or_null(o.output);
+    j["save_input"] = app::string_or_null(o.save_input);
+    app::print_json_line(j);
     return;
   }
   std::cout << "tdmaps-collide: n = " << in.n << " (" << in.dims << "-D, " << in.source << "), map " << o.spec.label()
             << ", kernel " << o.kernel << ", block " << o.block << ", backend " << backend << "\n";
   std::cout << "count: " << rep.count << "\n";
   std::cout << "pairs tested: " << pairs << " (colliding fraction " << fmt(fraction) << ")\n";
-  std::cout << "time: best " << fmt(best * 1e3) << " ms, mean " << fmt(mean * 1e3) << " ms over " << rep.seconds.size()
+  std::cout << "compute: best " << fmt(best * 1e3) << " ms, mean " << fmt(mean * 1e3) << " ms over " << rep.seconds.size()
             << " run" << (rep.seconds.size() > 1 ? "s" : "") << "\n";
   std::cout << "pairs/s: " << fmt(rate) << "\n";
-  if (!o.output.empty()) std::cout << "output: " << o.output << ": " << rep.output_note << "\n";
+  if (!o.output.empty())
+    std::cout << "write: " << fmt(rep.write_seconds * 1e3) << " ms: " << o.output << ": " << rep.output_note << "\n";
+  std::cout << "total: " << fmt(total_seconds * 1e3) << " ms (input, compute, write)\n";
   std::cout.flush();
 }
 
-}  // namespace
-
-int main(int argc, char* argv[]) {
+int collide_main(int argc, char* argv[]) {
+  app::Timer total_timer;
   app::set_app_name("collide");
-  // Kokkos' own options (--kokkos-threads=4, ...) go to Kokkos, the rest to CLI11.
-  std::vector<std::string> kokkos_args{argv[0]};
-  std::vector<std::string> cli_args;
-  for (int a = argc - 1; a >= 1; --a) {  // CLI11 parses a reversed vector
-    const std::string s = argv[a];
-    (s.rfind("--kokkos-", 0) == 0 ? kokkos_args : cli_args).push_back(s);
-  }
-  std::reverse(kokkos_args.begin() + 1, kokkos_args.end());
+  app::install_signal_cleanup();
+  const app::SplitArgs args = app::split_kokkos_args(argc, argv);
 
   Options o;
   CLI::App cli{"tdmaps-collide: all-pairs collision detection of n spheres (3-D) or intervals (1-D): counts, "
-               "bit flags, int flags or the list of pairs i > j with |c_i - c_j| < r_i + r_j, under any tdmaps map."};
-  cli.set_version_flag("--version", "tdmaps-collide 0.1.0");
-  auto* random = cli.add_option("--random", o.random_n, "N random spheres (centres uniform in [0,1)^D)");
+               "bit flags, int flags or the list of pairs i > j with |c_i - c_j| < r_i + r_j, under any tdmaps map.",
+               "tdmaps-collide"};
+  cli.set_version_flag("--version", std::string("tdmaps-collide ") + app::version());
+  auto* random = cli.add_option("--random", o.random_text, "N random spheres (centres uniform in [0,1)^D)");
   auto* input = cli.add_option("--input", o.input,
                                "spheres from a .npy (float32/float64, C order) or .csv file: n rows of x, r (1-D) or "
                                "x, y, z, r (3-D)");
   random->excludes(input);
-  auto* dims = cli.add_option("--dims", o.dims, "1 (intervals) or 3 (spheres); with --input, taken from the columns")
-                   ->check(CLI::IsMember({1, 3}));
-  cli.add_option("--seed", o.seed, "seed of --random (std::mt19937_64)")->capture_default_str()->needs(random);
+  auto* dims = cli.add_option("--dims", o.dims_text, "1 (intervals) or 3 (spheres, default); with --input, taken from the columns");
+  cli.add_option("--seed", o.seed_text, "seed of --random (std::mt19937_64), 0 to 2^64 - 1 (default 1)")->needs(random);
   auto* density = cli.add_option("--density", o.density,
                                  "radius preset of --random: dense (3-D r in [0.05,0.15], 1-D [0.005,0.015]) or sparse "
                                  "(3-D [0.01,0.03], 1-D [5e-5,1.5e-4])")
@@ -336,7 +402,7 @@ int main(int argc, char* argv[]) {
                  "intflags (int32 per pair)")
       ->check(CLI::IsMember({"count", "flags", "rowflags", "tileflags", "pairs", "intflags"}))
       ->capture_default_str();
-  cli.add_option("--output", o.output, "write the --result array to FILE.npy (atomically)");
+  cli.add_option("--output", o.output, "write the --result array to FILE.npy (complete or not at all)");
   cli.add_option("--save-input", o.save_input, "write the --random spheres to FILE.npy, (n, D+1) float32")->needs(random);
   cli.add_option("--map", o.spec.map, "map: " + tdmaps::impl::join(tdmaps::map_names()))
       ->check(CLI::IsMember(tdmaps::map_names()))
@@ -359,7 +425,8 @@ int main(int argc, char* argv[]) {
   cli.add_option("--repeat", o.repeat, "timed runs (best and mean are reported)")
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
-  cli.add_flag("--json", o.json, "print one JSON object instead of text");
+  cli.add_flag("--json", o.json, "print one JSON object instead of text (no progress)");
+  cli.add_flag("--quiet", o.quiet, "no progress on stderr");
   cli.footer(
       "Examples:\n"
       "  tdmaps-collide --random 30720 --map lambda --repeat 10\n"
@@ -371,63 +438,63 @@ int main(int argc, char* argv[]) {
       "  tdmaps-collide --input intervals.csv --result intflags --output f.npy --map utm --kernel element\n"
       "\n"
       "Pairs are (i, j) with j < i, packed index p = i (i - 1) / 2 + j (row-major); spheres touching exactly\n"
-      "do not collide. n = 1 is allowed (0 pairs); n = 0 is an error. Kokkos options (--kokkos-threads=N, ...)\n"
-      "are passed to Kokkos.");
-  try {
-    cli.parse(cli_args);
-  } catch (const CLI::ParseError& e) {
-    return cli.exit(e);
-  }
+      "do not collide. n = 1 is allowed (0 pairs); n = 0 is an error.\n"
+      "Exit status: 0 success, 2 usage error (options and their values), 1 runtime failure (input, memory, disk).\n"
+      "Progress of runs longer than ~2 s goes to stderr (a bar on a terminal, a line every 10 s otherwise);\n"
+      "--quiet and --json silence it. An interrupted run (Ctrl-C, SIGTERM, SIGHUP) leaves no output file behind.\n"
+      "Kokkos options (--kokkos-threads=N, --kokkos-device-id=N, ...) are passed to Kokkos; unknown ones are refused.");
+  if (const auto status = app::parse_command_line(cli, args.rest)) return *status;
   o.radii_given = rmin->count() > 0;
 
-  if (random->count() == 0 && input->count() == 0) app::fail("give --random N or --input FILE (see --help)");
+  if (o.random_text.empty() && o.input.empty()) throw app::UsageError("give --random N or --input FILE");
+  if (!o.random_text.empty())
+    o.random_n = app::parse_int("--random", o.random_text, 1, tdmaps::max_side, "the number of spheres");
+  if (!o.dims_text.empty()) {
+    o.dims = static_cast<int>(app::parse_int("--dims", o.dims_text, 1, 3, "the dimension"));
+    if (o.dims == 2) throw app::UsageError("--dims 2: the dimension must be 1 (intervals) or 3 (spheres)");
+  }
+  if (!o.seed_text.empty()) o.seed = app::parse_uint64("--seed", o.seed_text, "the seed");
+  if (o.radii_given && !(o.rmin >= 0 && o.rmin <= o.rmax && o.rmax <= 1))
+    throw app::UsageError("--rmin " + fmt(o.rmin) + " --rmax " + fmt(o.rmax) + ": need 0 <= rmin <= rmax <= 1");
   const bool writes = !o.output.empty();
   if (writes && o.result == "count")
-    app::fail("--output needs --result flags, rowflags, tileflags, pairs or intflags (a count is printed, not written)");
-  try {
-    if (writes) {
-      if (!ends_with(o.output, ".npy")) throw app::Error(o.output + ": --output must be a .npy file");
-      app::check_output_path(o.output);
-    }
-    if (!o.save_input.empty()) {
-      if (!ends_with(o.save_input, ".npy")) throw app::Error(o.save_input + ": --save-input must be a .npy file");
-      app::check_output_path(o.save_input);
-    }
-  } catch (const app::Error& e) {
-    app::fail(e.what());
-  }
+    throw app::UsageError("--output needs --result flags, rowflags, tileflags, pairs or intflags (a count is printed, "
+                          "not written)");
+  if (writes && !ends_with(o.output, ".npy")) throw app::UsageError("--output " + o.output + ": must be a .npy file");
+  if (!o.save_input.empty() && !ends_with(o.save_input, ".npy"))
+    throw app::UsageError("--save-input " + o.save_input + ": must be a .npy file");
+  app::check_not_same_file("--output", o.output, "--input", o.input);
+  app::check_not_same_file("--output", o.output, "--save-input", o.save_input);
+  if (writes) app::check_output_path(o.output);
+  if (!o.save_input.empty()) app::check_output_path(o.save_input);
   if (o.kernel == "tile" && o.spec.map == "utm")
-    app::fail("--map utm is a thread-space map and cannot run the tile kernel; use --kernel element");
+    throw app::UsageError("--map utm is a thread-space map and cannot run the tile kernel; use --kernel element");
 
-  Input in;
-  try {
-    in = load(o, dims->count() > 0);
-    if (!o.save_input.empty()) save_input(o.save_input, in);
-  } catch (const std::exception& e) {
-    app::fail(e.what());
-  }
+  using Space = Kokkos::DefaultExecutionSpace;
+  app::Matrix<float> file;
+  index_t n = 0;
+  int file_dims = 3;
+  input_shape(o, n, file_dims, file);
+  check_sizes<Space::memory_space>(o, n, false);
+
+  app::KokkosArgv kargs(argv[0], args.kokkos);
+  Kokkos::ScopeGuard guard(kargs.argc(), kargs.argv());
+  check_sizes<Space::memory_space>(o, n, true);
+  app::Progress progress(o.quiet || o.json);
+  Input in = load(o, dims->count() > 0, file);
+  if (!o.save_input.empty()) save_input(o.save_input, in);
   if (in.n == 1) app::warn("1 sphere has no pairs: the count is 0 and the outputs are empty");
-
-  std::vector<char*> kargv;
-  for (auto& s : kokkos_args) kargv.push_back(&s[0]);
-  int kargc = static_cast<int>(kargv.size());
-  kargv.push_back(nullptr);
-  Kokkos::initialize(kargc, kargv.data());
-  std::string error;
-  {
-    try {
-      using Space = Kokkos::DefaultExecutionSpace;
-      const Space space;
-      const tdmaps::Domain2 domain(in.n, o.block, tdmaps::Triangle::strict_lower);
-      Report rep;
-      tdmaps::with_map(
-          o.spec, domain, [&](auto map) { rep = run_map(space, map, o, in); }, o.kernel == "tile");
-      print_report(o, in, rep);
-    } catch (const std::exception& e) {
-      error = e.what();
-    }
-  }
-  Kokkos::finalize();
-  if (!error.empty()) app::fail(error);
+  const Space space;
+  const tdmaps::Domain2 domain(in.n, o.block, tdmaps::Triangle::strict_lower);
+  Report rep;
+  tdmaps::with_map(
+      o.spec, domain, [&](auto map) { rep = run_map(space, map, o, in, progress); }, o.kernel == "tile");
+  print_report(o, in, rep, total_timer.seconds());
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  return app::run_main([&] { return collide_main(argc, argv); });
 }

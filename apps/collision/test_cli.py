@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 
@@ -144,12 +145,14 @@ def check_results(tmp, path, s, label, extra):
     check(ok, f"{label}: int flags differ from the brute force (rc {rc}, {err.strip()})")
 
 
-def expect_error(tmp, args, words, label):
-    """Non-zero exit, a message naming `words`, no output file, no temp file."""
+def expect_error(tmp, args, words, label, code):
+    """Exit status `code` (2 usage, 1 runtime), "tdmaps-collide: error:" and
+    `words` in the message, no output file, no temp file."""
     out_path = os.path.join(tmp, "err_out.npy")
     before = set(os.listdir(tmp))
     rc, out, err = run([a.replace("@OUT", out_path) for a in args])
-    check(rc != 0, f"{label}: exit code {rc}, expected non-zero")
+    check(rc == code, f"{label}: exit code {rc}, expected {code} ({err.strip()!r})")
+    check(err.startswith("tdmaps-collide: error: "), f"{label}: message {err.strip()!r} lacks the prefix")
     text = err.lower()
     check(all(w.lower() in text for w in words), f"{label}: message {err.strip()!r} lacks {words}")
     check(not os.path.exists(out_path), f"{label}: left an output file")
@@ -241,7 +244,7 @@ def main():
             f.write("0.1,0.2,0.3,0.01\n0.4,0.5,0.6,nan\n")
         T = lambda name: os.path.join(tmp, name)  # noqa: E731
         cases = [
-            (["--random", "0", "--result", "pairs", "--output", "@OUT"], ["no spheres"], "n = 0 (--random)"),
+            (["--random", "0", "--result", "pairs", "--output", "@OUT"], ["--random 0", "from 1"], "n = 0 (--random)"),
             (["--input", T("empty.npy"), "--result", "pairs", "--output", "@OUT"], ["0 rows"], "n = 0 (file)"),
             (["--input", T("nan.npy"), "--result", "pairs", "--output", "@OUT"], ["row 3", "radius", "nan"], "NaN radius"),
             (["--input", T("nan.csv"), "--result", "flags", "--output", "@OUT"], ["row 1", "radius"], "NaN radius (csv)"),
@@ -263,8 +266,23 @@ def main():
             (["--random", "100", "--rmin", "0.1", "--rmax", "0.05"], ["rmin"], "rmin > rmax"),
             (["--random", "100", "--rmin", "0.1"], ["--rmax"], "--rmin alone"),
             (["--random", "100", "--rmin", "0.1", "--rmax", "2"], ["<= 1"], "rmax > 1"),
-            (["--random", "-5"], ["positive"], "negative n"),
-            (["--random", "2000000", "--result", "intflags", "--output", "@OUT"], ["intflags output", "needs", "free"],
+            (["--random", "-5"], ["--random -5", "from 1 to"], "negative n"),
+            (["--random", "99999999999999999999"], ["99999999999999999999"], "n beyond int64"),
+            (["--random", "1e3"], ["--random 1e3"], "n not an integer"),
+            (["--random", "100", "--seed", "-1"], ["--seed -1"], "negative seed"),
+            (["--random", "100", "--kokkos-frobnicate"], ["--kokkos-frobnicate"], "unknown Kokkos option"),
+            (["--random", "100", "--kokkos-threads"], ["--kokkos-threads", "value"], "Kokkos option without a value"),
+            (["--input", tmp], ["is a directory"], "directory as input"),
+            (["--input", "/dev/null"], ["not a regular file"], "/dev/null as input"),
+            (["--random", "100", "--result", "flags", "--output", T("fifo.npy")], ["not a regular file"],
+             "fifo as output"),
+            (["--random", "100", "--save-input", T("same.npy"), "--result", "flags", "--output", T("same.npy")],
+             ["would overwrite"], "--output onto --save-input"),
+            (["--input", T("ok.npy"), "--result", "flags", "--output", T("ok.npy")], ["would overwrite"],
+             "--output onto --input"),
+            (["--random", "500000000", "--result", "flags", "--output", "@OUT"], ["flags output", "need", "available"],
+             "flags larger than memory"),
+            (["--random", "2000000", "--result", "intflags", "--output", "@OUT"], ["intflags output", "need", "host memory", "available"],
              "output larger than memory"),
             (["--random", "100", "--repeat", "0"], ["--repeat"], "--repeat 0"),
             (["--random", "100", "--block", "32", "--team-threads", "16"], ["team_threads", "16", "rho = 32"],
@@ -273,8 +291,15 @@ def main():
             (["--random", "100", "--team-threads", "-1"], ["--team-threads"], "--team-threads -1"),
             ([], ["--random"], "no input"),
         ]
+        os.mkfifo(T("fifo.npy"))
+        runtime = {"n = 0 (file)", "NaN radius", "NaN radius (csv)", "negative radius", "infinite y", "wrong dtype",
+                   "3 columns", "missing input", "missing dir", "output larger than memory", "directory as input",
+                   "/dev/null as input", "fifo as output", "flags larger than memory"}
         for args, words, label in cases:
-            expect_error(tmp, args, words, label)
+            t0 = time.monotonic()
+            expect_error(tmp, args, words, label, 1 if label in runtime else 2)
+            # Sizes, options and inputs are judged before any allocation.
+            check(time.monotonic() - t0 < 5, f"{label}: took {time.monotonic() - t0:.1f} s to fail")
         # A failing run leaves an existing output untouched.
         keep = os.path.join(tmp, "keep.npy")
         np.save(keep, np.arange(3))
@@ -282,7 +307,10 @@ def main():
         rc, _, _ = run(["--input", T("nan.npy"), "--result", "pairs", "--output", keep])
         check(rc != 0 and open(keep, "rb").read() == before, "a failing run changed an existing output file")
         rc, out, _ = run(["--help"])
-        check(rc == 0 and "Examples:" in out and "--random" in out and "n = 1 is allowed" in out, "--help")
+        check(rc == 0 and "Examples:" in out and "--random" in out and "n = 1 is allowed" in out and
+              "Usage: tdmaps-collide [OPTIONS]" in out, "--help")
+        rc, out, _ = run(["--version"])
+        check(rc == 0 and out.startswith("tdmaps-collide "), f"--version: {out!r}")
 
     print(f"{PASSED} passed, {FAILED} failed")
     return 0 if FAILED == 0 else 1

@@ -3,25 +3,36 @@
 
 // Host-side I/O shared by the tdmaps apps (target tdmaps::app_common).
 //
-// Reading (all throw tdmaps::app::Error with a message naming the file and
-// what is wrong; nothing here touches Kokkos):
-//   Matrix<T> read_npy_2d<T>(path)   2-D .npy, format 1.0/2.0/3.0, '<f4' or
-//                                    '<f8', C order; converted to T (float or double)
+// Reading (apps/common/npy_read.cpp; all throw tdmaps::app::Error with a
+// message naming the file and what is wrong; nothing here touches Kokkos):
+//   Matrix<T> read_npy_2d<T>(path)   2-D .npy, '<f4' or '<f8', C order;
+//                                    converted to T (float or double)
 //   Matrix<T> read_csv<T>(path)      rows of comma-separated numbers, all rows
 //                                    the same length; blank lines and '#'
 //                                    comments skipped; errors name the line
 //   Matrix<T> read_matrix<T>(path)   by extension: .npy or .csv
 //   NpyHeader read_npy_header(path)  dtype ("<f4", ...), shape, data offset
+//   NpyHeader parse_npy_header(bytes, name)  the same from the file's first
+//                                    bytes in memory (name is for messages)
 //   m.at(r, c), m.rows, m.cols, m.values (row-major), m.dtype (of the file)
+// The .npy reader follows NumPy's format strictly: versions 1.0, 2.0 and 3.0,
+// a header dict with exactly 'descr', 'fortran_order' and 'shape' as Python
+// literals, '\n'-terminated and space-padded to a 16-byte multiple, data of
+// exactly shape x itemsize bytes. Anything else is rejected, with
+// "<path>: byte <offset>: <rule broken>", so whatever is accepted is read by
+// numpy.load as the same array (apps/common/fuzz_npy.py checks it). A path
+// that is missing, a directory or not a regular file is reported as such
+// before it is opened.
 //
-// Writing (atomic: the data go to "<path>.tmp.<pid>" in the same directory,
-// are fsync'ed, and the file is renamed onto <path>; on any failure the temp
-// file is removed and Error thrown, so <path> is either absent/unchanged or
-// complete):
-//   write_npy(path, const T* data, {rows} or {rows, cols})
+// Writing (through OutputFile, apps/common/output_file.hpp: disk space
+// checked and reserved first, the data in an unnamed file that gets its name
+// only once complete and fsync'ed; on any failure or interrupt nothing stays
+// behind, so <path> is either absent/unchanged or complete):
+//   write_npy(path, const T* data, {rows} or {rows, cols}[, progress])
 //       T = float, double, std::uint8_t, std::uint32_t, std::int32_t, std::int64_t
 //   check_output_path(path)          fails early (before a long run) when the
-//                                    directory is missing or not writable
+//                                    directory is missing or not writable, or
+//                                    the path is a directory or a special file
 //
 // Process helpers:
 //   set_app_name("edm"); fail("msg")  prints "tdmaps-edm: error: msg" to stderr, exit(1)
@@ -29,6 +40,8 @@
 //   gb_per_s(bytes, seconds)           10^9 bytes per second
 //   host_available_bytes()             available RAM (sysconf), for size checks
 //   format_bytes(bytes)                "1.07 GB (1073741824 bytes)"
+
+#include "output_file.hpp"
 
 #include <chrono>
 #include <cstddef>
@@ -63,9 +76,15 @@ struct NpyHeader {
   std::vector<std::int64_t> shape;
   std::size_t data_offset = 0;       ///< bytes before the data
   std::size_t item_size = 0;         ///< bytes per element, 0 for an unknown descr
+  /// File offsets of the values of 'descr', 'fortran_order' and 'shape', for
+  /// messages about them.
+  std::size_t descr_offset = 0, fortran_order_offset = 0, shape_offset = 0;
 };
 
 NpyHeader read_npy_header(const std::string& path);
+/// Parses the header of a .npy file from its first bytes (at least through
+/// the header; what follows is ignored). Messages start "<name>: byte <k>: ".
+NpyHeader parse_npy_header(const std::string& bytes, const std::string& name);
 
 template <class T>
 Matrix<T> read_npy_2d(const std::string& path);
@@ -76,7 +95,8 @@ Matrix<T> read_matrix(const std::string& path);
 
 /// Writes a 1-D (shape {n}) or 2-D (shape {rows, cols}) array atomically.
 template <class T>
-void write_npy(const std::string& path, const T* data, const std::vector<std::int64_t>& shape);
+void write_npy(const std::string& path, const T* data, const std::vector<std::int64_t>& shape,
+               const WriteProgress& progress = WriteProgress());
 
 /// Throws Error when path cannot be created (directory missing or not
 /// writable, path is a directory).

@@ -13,7 +13,7 @@ int main(int argc, char* argv[]) {
 
   tdmaps::LambdaMap<> map(n, 16);  // n x n lower triangle, 16 x 16 blocks
   tdmaps::for_each_element(Kokkos::DefaultExecutionSpace(), map, KOKKOS_LAMBDA(tdmaps::index_t i, tdmaps::index_t j) {
-    Kokkos::atomic_add(&row_sums(i), Kokkos::Experimental::fabs(x(i) - x(j)));
+    Kokkos::atomic_add(&row_sums(i), tdmaps::fabs_of(x(i) - x(j)));
   });
 
   double sum = 0;

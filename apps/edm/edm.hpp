@@ -35,11 +35,27 @@
 //              read with one vector load, and each thread keeps its column's
 //              (row's) point in registers and walks its rows.
 //   gemm       |x|^2 + |y|^2 - 2 X X^T with KokkosBlas::gemm, in row panels
-//              (needs Kokkos Kernels: TDMAPS_EDM_HAVE_KOKKOSKERNELS). Loses
-//              accuracy for close points: the absolute error of the squared
-//              distance is about eps (|x|^2 + |y|^2), so the relative error of
-//              dist^2 grows like eps |x|^2 / dist^2 (eps = 2^-24 for fp32,
-//              2^-53 for fp64); the result is clamped at 0 before the sqrt.
+//              (needs Kokkos Kernels: TDMAPS_EDM_HAVE_KOKKOSKERNELS), as
+//              accurate as the element kernel. The Gram formula alone is not:
+//              its squared distance s = N_i + N_j - 2 G_ij is off by up to
+//              about d eps (N_i + N_j), N_i = |x_i|^2, which is everything for
+//              points far from the origin or close together. So the points
+//              are centred on their mean (fp64), G and N are computed in fp64
+//              for fp32 points too, and s has the rigorous bound
+//              |error| <= gamma (N_i + N_j), gamma = (4 d + 16) 2^-53 (a
+//              safety factor 2 included; derivation at impl::GemmAccuracy).
+//              A pair takes sqrt(s) only where s >= K (N_i + N_j), K =
+//              gamma / tol_s, i.e. where s is within a relative tol_s (fp32:
+//              2^-26, the distance correctly rounded or one float off; fp64:
+//              8 (d + 2) 2^-53, within the direct kernels' tolerance, K <=
+//              5/6); every other pair (close points, clusters, duplicates,
+//              NaN, Inf or overflowing points, tiny distances) and the
+//              diagonal are recomputed from the original points with the
+//              element kernel's formula (impl::direct_dist, bit-identical).
+//              Zero distances are exactly 0. Device memory besides points and
+//              out: gemm_workspace_bytes<Real>(n, d) bytes (a centred fp64
+//              copy of the points, n norms, d means, a Gram panel of at most
+//              64 MiB or one row).
 //   linear     packed and condensed layouts: the output in its memory order,
 //              4 consecutive values per thread (tdmaps::for_each_run: the
 //              lambda formula at element granularity finds a thread's first
@@ -50,7 +66,8 @@
 //              sector); measured on the H100 in perf_tests/README.md.
 //   automatic  tile on block-space maps whose scratch fits (the fastest
 //              measured wherever it fits), else gemm when d >= gemm_min_dims
-//              and Kokkos Kernels is there, else element.
+//              and Kokkos Kernels is there, else element: always exact to
+//              the element kernel's tolerance, whichever it takes.
 //
 // The dimension d = 1..4 runs code specialised at compile time (template
 // int D; D = 0 is the run-time-d loop) selected by a kernel-uniform branch
@@ -59,9 +76,10 @@
 // Non-finite inputs follow SciPy (direct formula, no special cases): a NaN
 // coordinate makes every distance of that point NaN (its diagonal entry too:
 // NaN - NaN); +-Inf gives Inf against finite points and NaN against a point
-// with an Inf of the same sign in the same coordinate (Inf - Inf). The gemm
-// path gives NaN where the direct formula gives NaN, and NaN or Inf where it
-// gives Inf (Inf - Inf inside |x|^2 + |y|^2 - 2 x.y).
+// with an Inf of the same sign in the same coordinate (Inf - Inf). Every
+// kernel gives exactly that: the gemm path recomputes each pair of a
+// non-finite point with the direct formula (its norm is not finite), and
+// leaves such points out of the mean.
 //
 // edm() launches on `space` and returns without fencing (the gemm path fences,
 // since Kokkos Kernels 3.4's gemm has no execution-space-instance argument).
@@ -87,29 +105,29 @@ enum class Kernel { element, tile, gemm, automatic, linear };
 
 /// Kernel::automatic takes the tile kernel wherever it can (block-space map,
 /// scratch fits), else the gemm kernel from d = gemm_min_dims<ExecSpace>()
-/// on, else the element kernel: with Kokkos Kernels 3.4's own gemm (no
-/// vendor BLAS or cuBLAS TPL) the tile kernel was faster than gemm at every d
-/// where its scratch fits, on host and on the H100, and gemm beats the
-/// element kernel only from a backend-dependent d on. Measured (best of 5, ms,
-/// condensed):
+/// on, else the element kernel. Every one of them is exact to the element
+/// kernel's tolerance (the gemm path recomputes the pairs its error bound
+/// does not vouch for), so these thresholds are about speed alone. With
+/// Kokkos Kernels 3.4's own gemm (no vendor BLAS or cuBLAS TPL) the tile
+/// kernel was faster than gemm at every d where its scratch fits, on host
+/// and on the H100.
 ///
-/// host: 2-core development machine, OpenMP, n = 4096, block 16
-///     d        8    16    32    48    64    96   128   192   256
-///     tile    29    39   105   133   135   182     -     -     -   fp64
-///     element 27    46    74   147   171   291   384   657   941   fp64
-///     gemm    80    80   109   137   201   251   296   493   576   fp64
-///     tile    22    29    53   105    99   160   193   303     -   fp32
-///     gemm    86    86   120   171   234   265   328   587   699   fp32
-///   ("-": the tile's scratch, 2 rho d values, passes the 32 KiB host limit)
-/// H100: CUDA, n = 16384, fp32, block 16
-///     d       16    64   256
-///     tile   3.4   6.0  18.8
-///     element 2.6  18.8  74.3
-///     gemm   4.2   7.7  21.5
+/// host_gemm_min_dims: the first d at which the gemm path (an fp64 Gram
+/// matrix for both precisions) is faster than the element kernel in both
+/// precisions, OpenMP on a 2-core development machine, n = 4096 random
+/// points, condensed, lambda map at block side 32 (where the tile's scratch
+/// no longer fits): the element kernel is faster up to d = 160, the two are
+/// about even at d = 192 (the element kernel, which needs no workspace,
+/// keeps it), gemm is ahead from d = 224 on. The fp32 element kernel is not
+/// faster than the fp64 one on host (it is not vectorised across pairs), so
+/// one threshold serves both. gpu_gemm_min_dims: H100, n = 16384, fp32,
+/// block side 16, where the gemm path still computed its Gram matrix in fp32
+/// (gemm ahead of the element kernel from d = 32 on); not re-measured with
+/// the fp64 Gram matrix, which costs the fp32 case more there.
 ///
-/// with: for d in ...; do for k in tile element gemm; do
-///         tdmaps-edm --random N --dims $d --kernel $k --block 16 --repeat 5 --json; done; done
-constexpr int host_gemm_min_dims = 96;
+/// with: for d in ...; do for k in element gemm; do
+///         tdmaps-edm --random N --dims $d --kernel $k --precision P --repeat 3 --json; done; done
+constexpr int host_gemm_min_dims = 224;
 constexpr int gpu_gemm_min_dims = 32;
 
 template <class ExecSpace>
@@ -158,7 +176,7 @@ namespace impl {
 
 template <class Real>
 KOKKOS_FORCEINLINE_FUNCTION Real sqrt_real(Real x) {
-  return Kokkos::Experimental::sqrt(x);
+  return tdmaps::sqrt_of(x);
 }
 
 /// Squared distance of rows i and j of a LayoutRight n x d view; D > 0 fixes d.
@@ -171,6 +189,21 @@ KOKKOS_FORCEINLINE_FUNCTION Real sq_dist_rows(const Points& x, index_t i, index_
     s += t * t;
   }
   return s;
+}
+
+/// The element kernel's distance of rows i and j: d = 1..4 specialised at
+/// compile time (a branch uniform over the launch). The gemm path recomputes
+/// its uncertain pairs with this same function, so those pairs, NaN and Inf
+/// included, are bit-identical to the element kernel's.
+template <class Real, class Points>
+KOKKOS_FORCEINLINE_FUNCTION Real direct_dist(const Points& x, index_t i, index_t j, int d) {
+  switch (d) {
+    case 1: return sqrt_real(sq_dist_rows<1, Real>(x, i, j, d));
+    case 2: return sqrt_real(sq_dist_rows<2, Real>(x, i, j, d));
+    case 3: return sqrt_real(sq_dist_rows<3, Real>(x, i, j, d));
+    case 4: return sqrt_real(sq_dist_rows<4, Real>(x, i, j, d));
+    default: return sqrt_real(sq_dist_rows<0, Real>(x, i, j, d));
+  }
 }
 
 /// Squared distance of two points staged struct-of-arrays: coordinate k of
@@ -210,23 +243,11 @@ template <class Real, class MemorySpace>
 struct ElementKernel {
   EdmData<Real, MemorySpace> e;
 
-  template <int D>
-  KOKKOS_FORCEINLINE_FUNCTION Real dist(index_t i, index_t j) const {
-    return sqrt_real(sq_dist_rows<D, Real>(e.x, i, j, e.d));
-  }
   KOKKOS_FUNCTION void operator()(index_t i, index_t j) const {
     // A condensed output has no diagonal; a map over the full lower
     // triangle may still hand it over.
     if (e.layout == Layout::condensed && i == j) return;
-    Real v;
-    switch (e.d) {  // uniform over the launch
-      case 1: v = dist<1>(i, j); break;
-      case 2: v = dist<2>(i, j); break;
-      case 3: v = dist<3>(i, j); break;
-      case 4: v = dist<4>(i, j); break;
-      default: v = dist<0>(i, j); break;
-    }
-    e.store(i, j, v);
+    e.store(i, j, direct_dist<Real>(e.x, i, j, e.d));
   }
 };
 
@@ -784,36 +805,169 @@ TDMAPS_UNROLL_BY(1)
   }
 };
 
+/// Rows of the gemm path's Gram panel: the panel (fp64) stays at most
+/// 64 MiB, or one row of n values where that is more, and never more than
+/// the n x n matrix.
+inline index_t gemm_panel_rows(index_t n) {
+  const index_t budget = (index_t(64) << 20) / static_cast<index_t>(sizeof(double));
+  index_t panel = n > 0 ? budget / n : 1;
+  if (panel < 1) panel = 1;
+  if (panel > n) panel = n;
+  return panel;
+}
+
+/// When the gemm path may take s = N_i + N_j - 2 G_ij for the pair (i, j)
+/// rather than recompute it with direct_dist: where s >= k (N_i + N_j),
+/// s >= s_min and N_i + N_j <= n_max (comparisons that NaN fails).
+///
+/// The bound, with u = 2^-53, everything fp64, c_i the stored centred points,
+/// N' = |c_i|^2 + |c_j|^2 exactly and gamma_m = m u / (1 - m u):
+///   - Gram: whatever the order of the sums (the blocking of gemm included),
+///     |G_ij - c_i.c_j| <= gamma_d sum_k |c_ik c_jk| <= gamma_d |c_i| |c_j|
+///     <= gamma_d N' / 2; the factor -2 is exact: gamma_d N' in s;
+///   - norms: |N_i - |c_i|^2| <= gamma_d |c_i|^2, together gamma_d N';
+///   - the two additions of s: u N' and u |s| <= 2 u N' (|s| <= 2 N' by
+///     Cauchy-Schwarz, to first order);
+///   - centring: c_ik = fl(x_ik - mu_k) is off by at most u |c_ik|, so
+///     |c_i - c_j| is within u (|c_i| + |c_j|) <= u sqrt(2 N') of
+///     |x_i - x_j|, and its square within 4 u N' (first order); mu itself
+///     may be anything (a shift changes no distance), only its rounding
+///     counts.
+/// So |s - |x_i - x_j|^2| <= (2 d + 7) u N' + O(d^2 u^2 N'); d u <= 2^-33
+/// (d <= 2^20), so (2 d + 8) u N covers the second-order terms and N' <=
+/// (1 + gamma_d) N; with a safety factor 2, gamma = (4 d + 16) u. A pair
+/// with s >= K N, K = gamma / tol_s, then has |error of s| <= gamma N <=
+/// tol_s s: s within a relative tol_s, the distance within tol_s / 2 before
+/// the fp64 sqrt's rounding (u) and the rounding to Real.
+///   fp32: tol_s = 2^-26. The distance is within 2^-27 + 2^-53 before its
+///     rounding to float: the correctly rounded float or a neighbour, inside
+///     the element kernel's own float error ((d + 2) 2^-24 for its squared
+///     distance). K = (4 d + 16) 2^-27: only pairs much closer than their
+///     norms (dist^2 < K N) are recomputed.
+///   fp64: tol_s = 8 (d + 2) u, the distance within 4 (d + 2) u + u, half
+///     of the 4 (d + 2) eps the direct kernels are tested to (their own
+///     worst case is (d + 2) u for s). Matching that worst case is out of
+///     reach: tol_s = (d + 2) u makes K > 2, and s <= 2 N for every pair.
+///     This tol_s is the smallest power-of-two multiple of it that keeps
+///     K = (4 d + 16) / (8 d + 16) <= 5/6 below 1: the centred points of a
+///     high-dimensional cloud are nearly orthogonal (s ~ N), so their pairs
+///     take the gemm value, and pairs with dist^2 < K N (close points,
+///     clusters, duplicates) are recomputed.
+/// s_min = max(Real's smallest normal, 2^-969): below 2^-969 the fp64
+/// products' underflow (at most 2^-1075 each, 3 d of them) is no longer
+/// negligible against s; float pairs closer than 2^-63, whose squared
+/// coordinate differences underflow in the element kernel's float
+/// arithmetic, come from its formula too.
+/// n_max: fp64 2^1020, so no norm, product or s overflows; fp32 2^125, so
+/// s < 2^127 and the element kernel's float sum does not overflow either:
+/// Inf from finite points comes from the element kernel's formula only.
+/// Non-finite points have a non-finite N (or N > n_max) and are recomputed,
+/// as is the diagonal (0, or NaN for a NaN/Inf point).
+struct GemmAccuracy {
+  double k = 0;
+  double s_min = 0;
+  double n_max = 0;
+};
+
+template <class Real>
+GemmAccuracy gemm_accuracy(int d) {
+  constexpr double u = 0x1p-53;
+  const double gamma = (4.0 * d + 16.0) * u;
+  const double tol_s = std::is_same<Real, float>::value ? 0x1p-26 : 8.0 * (d + 2.0) * u;
+  GemmAccuracy a;
+  a.k = gamma / tol_s;
+  a.s_min = std::is_same<Real, float>::value ? 0x1p-126 : 0x1p-969;
+  a.n_max = std::is_same<Real, float>::value ? 0x1p125 : 0x1p1020;
+  return a;
+}
+
 #if defined(TDMAPS_EDM_HAVE_KOKKOSKERNELS)
+/// Mean of each coordinate over the finite values (a team per coordinate),
+/// in fp64; 0 where there is none or the mean is not finite. Any centre
+/// gives the same distances; the mean makes the norms, and so the Gram
+/// formula's error, as small as they get.
 template <class ExecSpace, class Real>
+struct ColumnMeans {
+  using memory_space = typename ExecSpace::memory_space;
+  Kokkos::View<const Real**, Kokkos::LayoutRight, memory_space> x;
+  Kokkos::View<double*, memory_space> mean;
+  index_t n = 0;
+
+  KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team) const {
+    const int k = team.league_rank();
+    double sum = 0, count = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, n),
+        [&](const index_t i, double& s) {
+          const double v = static_cast<double>(x(i, k));
+          if (tdmaps::isfinite_of(v)) s += v;
+        },
+        sum);
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, n),
+        [&](const index_t i, double& c) {
+          if (tdmaps::isfinite_of(static_cast<double>(x(i, k)))) c += 1;
+        },
+        count);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      const double m = count > 0 ? sum / count : 0.0;
+      mean(k) = tdmaps::isfinite_of(m) ? m : 0.0;
+    });
+  }
+};
+
+/// c(i, k) = x(i, k) - mean(k) in fp64 (for fp32 points also the upcast).
+template <class ExecSpace, class Real>
+struct CentrePoints {
+  using memory_space = typename ExecSpace::memory_space;
+  Kokkos::View<const Real**, Kokkos::LayoutRight, memory_space> x;
+  Kokkos::View<const double*, memory_space> mean;
+  Kokkos::View<double**, Kokkos::LayoutRight, memory_space> c;
+  int d = 0;
+
+  KOKKOS_FUNCTION void operator()(const index_t q) const {
+    const index_t i = q / d;
+    const int k = static_cast<int>(q - i * d);
+    c(i, k) = static_cast<double>(x(i, k)) - mean(k);
+  }
+};
+
+template <class ExecSpace>
 struct SquaredNorms {
-  Kokkos::View<const Real**, Kokkos::LayoutRight, typename ExecSpace::memory_space> x;
-  Kokkos::View<Real*, typename ExecSpace::memory_space> norms;
+  Kokkos::View<const double**, Kokkos::LayoutRight, typename ExecSpace::memory_space> c;
+  Kokkos::View<double*, typename ExecSpace::memory_space> norms;
   int d;
   KOKKOS_FUNCTION void operator()(const index_t i) const {
-    Real s = 0;
-    for (int k = 0; k < d; ++k) s += x(i, k) * x(i, k);
+    double s = 0;
+    for (int k = 0; k < d; ++k) s += c(i, k) * c(i, k);
     norms(i) = s;
   }
 };
 
-/// Turns a panel of G = -2 X_panel X^T into distances of the layout.
+/// Turns a panel of g = -2 C_panel C^T into distances of the layout: sqrt(s)
+/// where GemmAccuracy says s is accurate, else the element kernel's formula
+/// on the original points.
 /// Packed / full: team per panel row i, lanes over j <= i (contiguous stores).
 /// Condensed: team per column j, lanes over the panel's rows i > j
-/// (contiguous stores, strided reads of G).
+/// (contiguous stores, strided reads of g).
 template <class ExecSpace, class Real>
 struct GemmToLayout {
   using memory_space = typename ExecSpace::memory_space;
   EdmData<Real, memory_space> e;
-  Kokkos::View<const Real*, memory_space> norms;
-  Kokkos::View<const Real**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> g;
+  Kokkos::View<const double*, memory_space> norms;
+  Kokkos::View<const double**, Kokkos::LayoutRight, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> g;
+  GemmAccuracy accuracy;
   index_t r0 = 0, r1 = 0;  ///< panel rows [r0, r1); g is (r1 - r0) x r1
 
   KOKKOS_FORCEINLINE_FUNCTION Real value(index_t i, index_t j) const {
-    // Clamp cancellation below zero, but keep NaN (NaN < 0 is false).
-    const Real s = norms(i) + norms(j) + g(i - r0, j);
-    if (i == j) return norms(i) * Real(0);  // exact 0 (NaN for a NaN/Inf point, as the direct formula)
-    return sqrt_real(s < Real(0) ? Real(0) : s);
+    if (i != j) {
+      const double nsum = norms(i) + norms(j);
+      const double s = nsum + g(i - r0, j);
+      // NaN fails every comparison: such pairs are recomputed.
+      if (s >= accuracy.k * nsum && s >= accuracy.s_min && nsum <= accuracy.n_max)
+        return static_cast<Real>(sqrt_real(s));
+    }
+    return direct_dist<Real>(e.x, i, j, e.d);
   }
   KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team) const {
     const index_t q = team.league_rank();
@@ -826,9 +980,8 @@ struct GemmToLayout {
       });
     } else {
       const index_t i = r0 + q;
-      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, static_cast<int>(i + 1)), [&](const int j) {
-        e.store(i, j, value(i, j));
-      });
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, static_cast<int>(i + 1)),
+                           [&](const int j) { e.store(i, j, value(i, j)); });
     }
   }
 };
@@ -841,33 +994,44 @@ void edm_gemm(const ExecSpace& space, const EdmData<Real, typename ExecSpace::me
   const index_t n = e.n;
   const int d = e.d;
 
-  Kokkos::View<Real*, memory_space> norms(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tdmaps::edm::gemm::norms"),
-                                         static_cast<std::size_t>(n));
-  Kokkos::parallel_for("tdmaps::edm::gemm::norms", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, n),
-                       SquaredNorms<ExecSpace, Real>{e.x, norms, d});
+  // Centre in fp64 (gemm_workspace_bytes counts these buffers).
+  Kokkos::View<double*, memory_space> mean(
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tdmaps::edm::gemm::mean"), static_cast<std::size_t>(d));
+  Kokkos::parallel_for("tdmaps::edm::gemm::mean", team_policy_t<ExecSpace>(space, d, Kokkos::AUTO),
+                       ColumnMeans<ExecSpace, Real>{e.x, mean, n});
+  Kokkos::View<double**, Kokkos::LayoutRight, memory_space> centred(
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tdmaps::edm::gemm::centred"), static_cast<std::size_t>(n),
+      static_cast<std::size_t>(d));
+  Kokkos::parallel_for(
+      "tdmaps::edm::gemm::centre",
+      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, n * static_cast<index_t>(d)),
+      CentrePoints<ExecSpace, Real>{e.x, mean, centred, d});
+  Kokkos::View<double*, memory_space> norms(
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tdmaps::edm::gemm::norms"), static_cast<std::size_t>(n));
+  Kokkos::parallel_for("tdmaps::edm::gemm::norms",
+                       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, n),
+                       SquaredNorms<ExecSpace>{centred, norms, d});
 
-  // Row panels keep the Gram buffer at most ~64 MiB (and never more than one
-  // n x n matrix): panel p holds rows [r0, r1) against columns [0, r1).
-  const index_t budget = (index_t(64) << 20) / static_cast<index_t>(sizeof(Real));
-  index_t panel = n > 0 ? budget / n : 1;
-  if (panel < 1) panel = 1;
-  if (panel > n) panel = n;
-  Kokkos::View<Real*, memory_space> buffer(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tdmaps::edm::gemm::panel"),
-                                          static_cast<std::size_t>(panel * n));
+  // Panel p holds rows [r0, r1) against columns [0, r1).
+  const index_t panel = gemm_panel_rows(n);
+  Kokkos::View<double*, memory_space> buffer(
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tdmaps::edm::gemm::panel"),
+      static_cast<std::size_t>(panel * n));
+  const GemmAccuracy accuracy = gemm_accuracy<Real>(d);
   // Kokkos Kernels 3.4's gemm runs on the default instance of ExecSpace.
   space.fence();
   for (index_t r0 = 0; r0 < n; r0 += panel) {
     const index_t r1 = r0 + panel < n ? r0 + panel : n;
-    Kokkos::View<const Real**, Kokkos::LayoutRight, device, unmanaged> a(e.x.data() + r0 * d, r1 - r0, d);
-    Kokkos::View<const Real**, Kokkos::LayoutRight, device, unmanaged> b(e.x.data(), r1, d);
-    Kokkos::View<Real**, Kokkos::LayoutRight, device, unmanaged> c(buffer.data(), r1 - r0, r1);
-    KokkosBlas::gemm("N", "T", Real(-2), a, b, Real(0), c);
+    Kokkos::View<const double**, Kokkos::LayoutRight, device, unmanaged> a(centred.data() + r0 * d, r1 - r0, d);
+    Kokkos::View<const double**, Kokkos::LayoutRight, device, unmanaged> b(centred.data(), r1, d);
+    Kokkos::View<double**, Kokkos::LayoutRight, device, unmanaged> c(buffer.data(), r1 - r0, r1);
+    KokkosBlas::gemm("N", "T", -2.0, a, b, 0.0, c);
     ExecSpace().fence();
-    GemmToLayout<ExecSpace, Real> f{e, norms, c, r0, r1};
+    GemmToLayout<ExecSpace, Real> f{e, norms, c, accuracy, r0, r1};
     const index_t league = e.layout == Layout::condensed ? r1 - 1 : r1 - r0;
     if (league > 0)
-      Kokkos::parallel_for("tdmaps::edm::gemm::to_layout", team_policy_t<ExecSpace>(space, static_cast<int>(league), Kokkos::AUTO),
-                           f);
+      Kokkos::parallel_for("tdmaps::edm::gemm::to_layout",
+                           team_policy_t<ExecSpace>(space, static_cast<int>(league), Kokkos::AUTO), f);
     space.fence();  // the next panel overwrites the buffer
   }
 }
@@ -931,6 +1095,19 @@ void run_tile(const ExecSpace& space, const Map& map, const EdmData<Real, typena
 
 }  // namespace impl
 
+/// Device memory the gemm kernel allocates besides points and out, in bytes,
+/// for n points of d coordinates: the centred fp64 copy of the points (n d),
+/// their squared norms (n), the mean (d) and the Gram panel
+/// (impl::gemm_panel_rows(n) rows of n), all fp64 whatever Real is (Real
+/// names the points' precision, for callers that size by it).
+template <class Real>
+index_t gemm_workspace_bytes(index_t n, index_t d) {
+  static_assert(std::is_same<Real, float>::value || std::is_same<Real, double>::value,
+                "tdmaps::edm: Real is float or double");
+  const index_t doubles = n * d + n + d + impl::gemm_panel_rows(n) * n;
+  return doubles * static_cast<index_t>(sizeof(double));
+}
+
 /// Bytes of level-0 team scratch the tile kernel needs: rho row points and
 /// rho column points of d coordinates.
 template <class ExecSpace, class Real>
@@ -949,7 +1126,13 @@ bool tile_fits(int rho, int d) {
 /// Kernel::automatic resolved for a backend, map, precision, d and block
 /// side: the tile kernel where the map and the scratch allow it, else gemm
 /// from gemm_min_dims<ExecSpace>() on (with Kokkos Kernels), else the
-/// element kernel (measurements at gemm_min_dims).
+/// element kernel (the benchmark cases that decide: at host_gemm_min_dims).
+/// All three give the element kernel's accuracy: the gemm path takes the
+/// Gram formula's value only where its rigorous error bound is below a
+/// relative 2^-26 (fp32) or 8 (d + 2) 2^-53 (fp64) of the squared distance
+/// and recomputes every other pair with the element kernel's formula
+/// (impl::GemmAccuracy), so the choice is about speed and memory
+/// (gemm_workspace_bytes) only.
 template <class ExecSpace, class Map, class Real>
 Kernel resolve_kernel(Kernel k, int d, int rho) {
   if (k != Kernel::automatic) return k;

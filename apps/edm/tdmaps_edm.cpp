@@ -1,12 +1,17 @@
 // tdmaps-edm: Euclidean distance matrix of a point set on a tdmaps map.
-// See --help. Errors print "tdmaps-edm: error: ..." and exit non-zero; the
-// output file is written atomically (temp file + rename), so a failed run
-// never leaves a partial one.
+// See --help. The error convention of apps/common/cli.hpp (exit 2 for usage
+// errors, 1 for runtime failures, "tdmaps-edm: error: ..."); every size
+// (host and device memory, the output file's disk space) is checked before
+// anything is allocated; the output appears complete or not at all, also
+// when the run is interrupted (apps/common/output_file.hpp).
 #include "edm/edm.hpp"
 
+#include "common/cli.hpp"
 #include "common/launch_options.hpp"
 #include "common/memory.hpp"
 #include "common/npy.hpp"
+#include "common/output_file.hpp"
+#include "common/progress.hpp"
 
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
@@ -15,9 +20,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -33,6 +38,7 @@ using MemSpace = ExecSpace::memory_space;
 
 struct Options {
   std::string input;
+  std::string random_text, dims_text, seed_text;  // parsed strictly (app::parse_int)
   index_t random_n = -1;
   int dims = 3;
   std::uint64_t seed = 1;
@@ -40,11 +46,12 @@ struct Options {
   std::string layout = "condensed";
   bool symmetric = false;
   tdmaps::MapSpec map;
-  int block = 0;  // 0: the backend's default
+  int block = 32;
   std::string kernel = "auto";
   std::string precision;  // empty: the input's (fp64 for csv and --random)
   int repeat = 1;
   bool json = false;
+  bool quiet = false;
   bool reject_nonfinite = false;
   tdmaps::LaunchHints hints;  // --team-threads, --blocks-per-team
 };
@@ -62,33 +69,42 @@ edm::Kernel parse_kernel(const std::string& s) {
   return edm::Kernel::automatic;
 }
 
-/// Default block side 32 on every backend: on host the largest tile
-/// amortises the per-block map and staging cost (a host team is one thread);
-/// on the H100 the tile kernel ran 2.7x faster at 32 than at 16 (n = 65536,
-/// d = 3, condensed: 14.3 vs 39.5 ms fp32), a 16-lane half warp writing only
-/// 64 contiguous bytes.
-int default_block() { return 32; }
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
 
-struct Result {
-  double ms_mean = 0, ms_min = 0, ms_warmup = 0;
-  edm::Kernel kernel = edm::Kernel::element;
+struct Timing {
+  double ms_mean = 0, ms_min = 0, ms_warmup = 0, ms_write = -1;
 };
+
+/// a * b, or max when it does not fit (a, b >= 0).
+index_t mul_sat(index_t a, index_t b) {
+  return b != 0 && a > std::numeric_limits<index_t>::max() / b ? std::numeric_limits<index_t>::max() : a * b;
+}
+index_t add_sat(index_t a, index_t b) {
+  return a > std::numeric_limits<index_t>::max() - b ? std::numeric_limits<index_t>::max() : a + b;
+}
+std::string bytes_text(index_t b) {
+  return b == std::numeric_limits<index_t>::max() ? std::string("more than 2^63 bytes") : app::format_bytes(b);
+}
 
 // Called from the generic lambda of with_map: the kernels are instantiated
 // here, in a named template, never in the generic lambda itself.
 template <class Map, class Real>
-Result run_map(const Map& map, const Kokkos::View<const Real**, Kokkos::LayoutRight, MemSpace>& x,
+Timing run_map(const Map& map, const Kokkos::View<const Real**, Kokkos::LayoutRight, MemSpace>& x,
                const Kokkos::View<Real*, MemSpace>& out, edm::Layout layout, edm::Kernel kind, bool symmetric,
-               int repeat, const tdmaps::LaunchHints& hints) {
+               int repeat, const tdmaps::LaunchHints& hints, app::Progress& progress) {
   ExecSpace space;
-  Result r;
-  r.kernel = edm::resolve_kernel<ExecSpace, Map, Real>(kind, static_cast<int>(x.extent(1)), map.domain.rho);
+  Timing r;
   // Warm-up, reported apart: first touch of the output pages, scratch
   // allocation, GPU module loading.
+  progress.phase("compute (warm-up run)", 1, app::Progress::Unit::runs);
   app::Timer warm;
   edm::edm(space, x, out, map, layout, kind, symmetric, hints);
   space.fence();
-  r.ms_warmup = 1e3 * warm.seconds();
+  const double warm_s = warm.seconds();
+  r.ms_warmup = 1e3 * warm_s;
+  progress.phase("compute", repeat, app::Progress::Unit::runs, warm_s);
   double sum = 0, best = std::numeric_limits<double>::infinity();
   for (int k = 0; k < repeat; ++k) {
     app::Timer t;
@@ -97,65 +113,150 @@ Result run_map(const Map& map, const Kokkos::View<const Real**, Kokkos::LayoutRi
     const double s = t.seconds();
     sum += s;
     best = std::min(best, s);
+    progress.advance(k + 1);
   }
+  progress.done();
   r.ms_mean = 1e3 * sum / repeat;
   r.ms_min = 1e3 * best;
   return r;
 }
 
+template <class Map, class Real>
+edm::Kernel resolve(const Map&, edm::Kernel kind, int d, int rho) {
+  return edm::resolve_kernel<ExecSpace, Map, Real>(kind, d, rho);
+}
+
+/// The largest d whose tile-kernel scratch fits at block side rho (0: none).
 template <class Real>
-app::Matrix<Real> load_points(const Options& o) {
-  if (!o.input.empty()) return app::read_matrix<Real>(o.input);
+int largest_tile_d(int rho) {
+  int lo = 0, hi = 1 << 20;
+  while (lo < hi) {
+    const int mid = lo + (hi - lo + 1) / 2;
+    if (edm::tile_fits<ExecSpace, Real>(rho, mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+template <class Real>
+app::Matrix<Real> random_points(index_t n, int d, std::uint64_t seed) {
   app::Matrix<Real> m;
-  m.rows = o.random_n;
-  m.cols = o.dims;
+  m.rows = n;
+  m.cols = d;
   m.dtype = "random";
-  const std::int64_t count = m.rows * m.cols;
-  const std::int64_t bytes = count * static_cast<std::int64_t>(sizeof(Real));
-  if (bytes > app::host_available_bytes())
-    throw app::Error("the random points need " + app::format_bytes(bytes) + " of host memory, more than is available");
-  m.values.resize(static_cast<std::size_t>(count));
-  std::mt19937_64 gen(o.seed);
+  m.values.resize(static_cast<std::size_t>(n * d));
+  std::mt19937_64 gen(seed);
   std::uniform_real_distribution<double> dist(0.0, 1.0);
   for (auto& v : m.values) v = static_cast<Real>(dist(gen));
   return m;
 }
 
-std::string json_escape(const std::string& s) {
-  std::string r;
-  for (char c : s) {
-    if (c == '"' || c == '\\') r += '\\';
-    r += c;
-  }
-  return r;
-}
-
 template <class Real>
-int run(const Options& o, std::vector<char*>& kokkos_args) {
+int run(const Options& o, const std::vector<std::string>& kokkos_options, const std::string& argv0) {
+  app::Timer total_timer;
   const edm::Layout layout = parse_layout(o.layout);
   const edm::Kernel kind = parse_kernel(o.kernel);
-  const int rho = o.block > 0 ? o.block : default_block();
-  if (!o.output.empty()) app::check_output_path(o.output);
+  const int rho = o.block;
+  constexpr index_t real_bytes = static_cast<index_t>(sizeof(Real));
+  const std::string precision = std::is_same<Real, float>::value ? "fp32" : "fp64";
+  const std::string source = o.input.empty() ? "--random " + o.random_text : o.input;
 
-  // Host side first (before Kokkos starts): read and check the input, and
-  // every size in int64 (for --random before the points are generated).
-  const std::string source = o.input.empty() ? "--random" : o.input;
-  auto check_sizes = [&](index_t n, index_t d) {
-    if (n == 0) throw app::Error(source + ": no points (the input has 0 rows)");
-    if (d == 0) throw app::Error(source + ": points have 0 dimensions (the input has 0 columns)");
-    if (n > tdmaps::max_side)
-      throw app::Error("n = " + std::to_string(n) + " points exceed the largest supported side " +
-                       std::to_string(tdmaps::max_side));
-    if (edm::output_size(layout, n) > std::numeric_limits<index_t>::max() / static_cast<index_t>(sizeof(Real)))
-      throw app::Error("the " + o.layout + " output of n = " + std::to_string(n) + " points overflows 64-bit byte counts");
-  };
-  if (o.input.empty()) check_sizes(o.random_n, o.dims);
-  app::Matrix<Real> pts = load_points<Real>(o);
-  const index_t n = pts.rows, d = pts.cols;
-  check_sizes(n, d);
+  // n and d before any data: from --random, the .npy header, or the .csv.
+  app::Matrix<Real> pts;
+  index_t n = o.random_n, d = o.dims;
+  if (!o.input.empty()) {
+    if (app::is_npy_path(o.input)) {
+      const app::NpyHeader h = app::read_npy_header(o.input);
+      n = h.shape.size() == 2 ? h.shape[0] : 0;
+      d = h.shape.size() == 2 ? h.shape[1] : 0;
+      if (h.shape.size() != 2) pts = app::read_matrix<Real>(o.input);  // the reader's own message
+    } else {
+      pts = app::read_matrix<Real>(o.input);
+      n = pts.rows;
+      d = pts.cols;
+    }
+  }
+  if (n == 0) throw app::Error(source + ": no points (the input has 0 rows)");
+  if (d == 0) throw app::Error(source + ": points have 0 dimensions (the input has 0 columns)");
+  if (n > tdmaps::max_side)
+    throw app::Error(source + ": n = " + std::to_string(n) + " points exceed the largest supported side " +
+                     std::to_string(tdmaps::max_side));
+  if (d > (index_t(1) << 20)) throw app::Error(source + ": d = " + std::to_string(d) + " dimensions exceed 2^20");
+  if (o.symmetric && layout != edm::Layout::full) throw app::UsageError("--symmetric applies to --layout full only");
+  if (kind == edm::Kernel::linear && layout == edm::Layout::full)
+    throw app::UsageError("--kernel linear writes the packed and condensed layouts; --layout full takes "
+                          "--kernel tile, element or auto");
+
+  // Every size in saturating int64 arithmetic, checked in milliseconds,
+  // before anything is allocated or generated.
   const index_t elements = edm::output_size(layout, n);
-  const index_t out_bytes = elements * static_cast<index_t>(sizeof(Real));
-  const index_t in_bytes = n * d * static_cast<index_t>(sizeof(Real));
+  const index_t out_bytes = mul_sat(elements, real_bytes);
+  const index_t in_bytes = mul_sat(mul_sat(n, d), real_bytes);
+  constexpr bool host_memory = std::is_same<MemSpace, Kokkos::HostSpace>::value;
+  // Host: the points as read or generated, the Kokkos copy on host backends,
+  // and the output on host backends or its host copy for the file.
+  index_t host_need = in_bytes;
+  if (host_memory) host_need = add_sat(host_need, add_sat(in_bytes, out_bytes));
+  else if (!o.output.empty()) host_need = add_sat(host_need, out_bytes);
+  const index_t host_free = app::host_available_bytes();
+  std::string smaller_hint = "use fewer points";
+  if (precision == "fp64") smaller_hint += ", --precision fp32";
+  if (layout == edm::Layout::full) smaller_hint += ", --layout condensed";
+  const std::string what = "the " + o.layout + " output of n = " + std::to_string(n) + " points (" +
+                           std::to_string(elements) + " " + precision + " elements, " + bytes_text(out_bytes) + ")";
+  if (host_need > host_free)
+    throw app::Error(what + " and the input need " + bytes_text(host_need) + " of host memory but only " +
+                     app::format_bytes(host_free) + " is available; " + smaller_hint);
+  const index_t file_bytes = add_sat(out_bytes, 128);  // + the .npy header
+  if (!o.output.empty()) app::check_filesystem_space(o.output, file_bytes, what);
+
+  // Views below are destroyed before the guard finalizes Kokkos, also when
+  // an exception leaves this function.
+  app::KokkosArgv kargs(argv0, kokkos_options);
+  Kokkos::ScopeGuard guard(kargs.argc(), kargs.argv());
+  app::Progress progress(o.quiet || o.json);
+
+  const tdmaps::Domain2 domain = edm::make_domain(n, rho, layout);
+  const bool tile_only = kind == edm::Kernel::tile;
+  edm::Kernel resolved = kind;
+  tdmaps::with_map(
+      o.map, domain, [&](auto map) { resolved = resolve<decltype(map), Real>(map, kind, static_cast<int>(d), rho); },
+      tile_only);
+  if (resolved == edm::Kernel::tile && !edm::tile_fits<ExecSpace, Real>(rho, static_cast<int>(d))) {
+    std::string hint = "use --kernel auto or element";
+    if (edm::has_gemm()) hint += " (or gemm)";
+    for (int smaller : {16, 8})
+      if (smaller < rho && edm::tile_fits<ExecSpace, Real>(smaller, static_cast<int>(d)))
+        hint += ", or --block " + std::to_string(smaller) + " (its tile fits up to d = " +
+                std::to_string(largest_tile_d<Real>(smaller)) + ")";
+    throw app::UsageError("--kernel tile: the tile of " + std::to_string(rho) + " + " + std::to_string(rho) + " " +
+                          precision + " points of d = " + std::to_string(d) + " needs " +
+                          std::to_string(edm::tile_scratch_bytes<ExecSpace, Real>(rho, static_cast<int>(d))) +
+                          " bytes of team scratch, more than " + ExecSpace::name() + " allows at block side " +
+                          std::to_string(rho) + " (d <= " + std::to_string(largest_tile_d<Real>(rho)) + "); " + hint);
+  }
+  if (resolved == edm::Kernel::gemm && !edm::has_gemm())
+    throw app::Error("--kernel gemm needs Kokkos Kernels, which this build did not find; use --kernel auto");
+  index_t device_need = add_sat(in_bytes, out_bytes);
+  if (resolved == edm::Kernel::gemm)
+    device_need = add_sat(device_need, edm::gemm_workspace_bytes<Real>(n, d));
+  if (!host_memory) {
+    const index_t device_free = app::free_memory_bytes<MemSpace>();
+    if (device_need > device_free)
+      throw app::Error(what + ", the input and the kernel's workspace need " + bytes_text(device_need) + " of " +
+                       MemSpace::name() + " memory but only " + app::format_bytes(device_free) +
+                       " is free; " + smaller_hint);
+  } else if (add_sat(host_need, device_need - in_bytes - out_bytes) > host_free) {
+    throw app::Error(what + ", the input and the kernel's workspace need " +
+                     bytes_text(add_sat(host_need, device_need - in_bytes - out_bytes)) + " of host memory but only " +
+                     app::format_bytes(host_free) + " is available");
+  }
+
+  if (o.input.empty()) pts = random_points<Real>(n, static_cast<int>(d), o.seed);
+  else if (pts.values.empty()) pts = app::read_matrix<Real>(o.input);
+  if (pts.rows != n || pts.cols != d)
+    throw app::Error(source + ": the data hold " + std::to_string(pts.rows) + " x " + std::to_string(pts.cols) +
+                     " values, the header said " + std::to_string(n) + " x " + std::to_string(d));
   if (o.reject_nonfinite) {
     for (index_t i = 0; i < n; ++i)
       for (index_t k = 0; k < d; ++k)
@@ -167,18 +268,6 @@ int run(const Options& o, std::vector<char*>& kokkos_args) {
         }
   }
 
-  // Views below are destroyed before the guard finalizes Kokkos, also when
-  // an exception leaves this function.
-  int kargc = static_cast<int>(kokkos_args.size());
-  Kokkos::ScopeGuard guard(kargc, kokkos_args.data());
-
-  // Does it fit? (No chunking yet.) The device's free memory, and the host's
-  // for the copy written to the file when the output lives elsewhere.
-  app::check_fits<MemSpace>(out_bytes + in_bytes, "the " + o.layout + " output of n = " + std::to_string(n) + " points (" +
-                                                      std::to_string(elements) + " elements) plus the input");
-  if (!std::is_same<MemSpace, Kokkos::HostSpace>::value && !o.output.empty())
-    app::check_fits<Kokkos::HostSpace>(out_bytes, "the host copy of the output for writing it");
-
   Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> x(
       Kokkos::view_alloc(ExecSpace(), Kokkos::WithoutInitializing, "tdmaps::edm::points"), static_cast<std::size_t>(n),
       static_cast<std::size_t>(d));
@@ -186,54 +275,72 @@ int run(const Options& o, std::vector<char*>& kokkos_args) {
                            pts.values.data(), static_cast<std::size_t>(n), static_cast<std::size_t>(d)));
   pts.values = std::vector<Real>();
   // The full layout without --symmetric leaves the upper triangle alone:
-  // zero it, so the file never holds uninitialised memory. (Transparent huge
-  // pages for a host output were tried: no gain in the timed runs, and a
-  // first touch between 0.23 and 1.6 s against a steady 0.48 s on 4 KiB pages
-  // for 1 GB on the development VM, the kernel compacting memory on fault.)
+  // zero it, so the file never holds uninitialised memory.
   Kokkos::View<Real*, MemSpace> out(Kokkos::view_alloc(ExecSpace(), Kokkos::WithoutInitializing, "tdmaps::edm::out"),
                                     static_cast<std::size_t>(elements));
   if (layout == edm::Layout::full && !o.symmetric) Kokkos::deep_copy(ExecSpace(), out, Real(0));
 
-  const tdmaps::Domain2 domain = edm::make_domain(n, rho, layout);
-  Result res;
+  Timing res;
   Kokkos::View<const Real**, Kokkos::LayoutRight, MemSpace> cx = x;
-  const bool tile_only = kind == edm::Kernel::tile;
   tdmaps::with_map(
       o.map, domain,
-      [&](auto map) { res = run_map(map, cx, out, layout, kind, o.symmetric, o.repeat, o.hints); }, tile_only);
-
-  const double gbps = app::gb_per_s(static_cast<double>(out_bytes), res.ms_mean * 1e-3);
-  const double gbps_best = app::gb_per_s(static_cast<double>(out_bytes), res.ms_min * 1e-3);
-  const std::string precision = std::is_same<Real, float>::value ? "fp32" : "fp64";
+      [&](auto map) { res = run_map(map, cx, out, layout, kind, o.symmetric, o.repeat, o.hints, progress); },
+      tile_only);
 
   if (!o.output.empty()) {
+    app::Timer write_timer;
     auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
     std::vector<std::int64_t> shape;
     if (layout == edm::Layout::full) shape = {n, n};
     else shape = {elements};
-    app::write_npy(o.output, h.data(), shape);
+    progress.phase("write " + o.output, out_bytes, app::Progress::Unit::bytes);
+    app::write_npy(o.output, h.data(), shape,
+                   [&](std::int64_t done, std::int64_t) { progress.advance(done); });
+    progress.done();
+    res.ms_write = 1e3 * write_timer.seconds();
   }
 
+  const double gbps = app::gb_per_s(static_cast<double>(out_bytes), res.ms_mean * 1e-3);
+  const double gbps_best = app::gb_per_s(static_cast<double>(out_bytes), res.ms_min * 1e-3);
+  const double ms_total = 1e3 * total_timer.seconds();
   if (o.json) {
-    std::printf(
-        "{\"n\": %lld, \"d\": %lld, \"map\": \"%s\", \"block\": %d, \"layout\": \"%s\", \"symmetric\": %s, "
-        "\"kernel\": \"%s\", \"precision\": \"%s\", \"backend\": \"%s\", \"concurrency\": %d, \"repeat\": %d, "
-        "\"bytes\": %lld, \"ms\": %.6f, \"ms_min\": %.6f, \"ms_warmup\": %.6f, \"gbps\": %.6f, \"gbps_best\": %.6f, "
-        "\"output\": \"%s\"}\n",
-        static_cast<long long>(n), static_cast<long long>(d), json_escape(o.map.label()).c_str(), rho, o.layout.c_str(),
-        o.symmetric ? "true" : "false", edm::kernel_name(res.kernel), precision.c_str(), ExecSpace::name(),
-        ExecSpace().concurrency(), o.repeat, static_cast<long long>(out_bytes), res.ms_mean, res.ms_min, res.ms_warmup, gbps, gbps_best,
-        json_escape(o.output).c_str());
+    nlohmann::json j;
+    j["tool"] = app::program_name();
+    j["version"] = app::version();
+    j["input"] = app::string_or_null(o.input);
+    j["seed"] = o.input.empty() ? nlohmann::json(o.seed) : nlohmann::json(nullptr);
+    j["n"] = n;
+    j["d"] = d;
+    j["precision"] = precision;
+    j["map"] = o.map.label();
+    j["block"] = rho;
+    j["kernel"] = edm::kernel_name(resolved);
+    j["layout"] = o.layout;
+    j["symmetric"] = o.symmetric;
+    j["backend"] = ExecSpace::name();
+    j["concurrency"] = ExecSpace().concurrency();
+    j["repeat"] = o.repeat;
+    j["bytes"] = out_bytes;
+    j["ms"] = res.ms_mean;
+    j["ms_min"] = res.ms_min;
+    j["ms_warmup"] = res.ms_warmup;
+    j["ms_write"] = res.ms_write >= 0 ? nlohmann::json(res.ms_write) : nlohmann::json(nullptr);
+    j["ms_total"] = ms_total;
+    j["gbps"] = gbps;
+    j["gbps_best"] = gbps_best;
+    j["output"] = app::string_or_null(o.output);
+    app::print_json_line(j);
   } else {
     std::printf("tdmaps-edm: n = %lld, d = %lld, %s, map %s (block %d), %s kernel, %s layout%s, %s, %d thread(s)\n",
                 static_cast<long long>(n), static_cast<long long>(d), precision.c_str(), o.map.label().c_str(), rho,
-                edm::kernel_name(res.kernel), o.layout.c_str(), o.symmetric ? " (symmetric)" : "", ExecSpace::name(),
+                edm::kernel_name(resolved), o.layout.c_str(), o.symmetric ? " (symmetric)" : "", ExecSpace::name(),
                 ExecSpace().concurrency());
-    std::printf("  output %s\n", app::format_bytes(out_bytes).c_str());
-    std::printf("  time   %.3f ms mean, %.3f ms best over %d repetition(s); warm-up %.3f ms\n", res.ms_mean, res.ms_min,
+    std::printf("  output  %s\n", app::format_bytes(out_bytes).c_str());
+    std::printf("  compute %.3f ms mean, %.3f ms best over %d repetition(s); warm-up %.3f ms\n", res.ms_mean, res.ms_min,
                 o.repeat, res.ms_warmup);
-    std::printf("  rate   %.2f GB/s mean, %.2f GB/s best (output bytes / time)\n", gbps, gbps_best);
-    if (!o.output.empty()) std::printf("  wrote  %s\n", o.output.c_str());
+    std::printf("  rate    %.2f GB/s mean, %.2f GB/s best (output bytes / compute time)\n", gbps, gbps_best);
+    if (!o.output.empty()) std::printf("  write   %.3f ms: %s\n", res.ms_write, o.output.c_str());
+    std::printf("  total   %.3f ms (reading or generating the input, compute with warm-up, write)\n", ms_total);
   }
   std::fflush(stdout);
   return 0;
@@ -249,28 +356,31 @@ const char* examples =
     "      time the element kernel on the bounding-box map, one JSON line of results\n"
     "  tdmaps-edm --input points.csv --precision fp32 --reject-nonfinite --output d.npy\n"
     "\n"
-    "Kokkos options (--kokkos-threads=N, --kokkos-device-id=N, ...) are passed to Kokkos.\n"
+    "Kernels: every kernel is exact to the rounding of the direct formula sqrt(sum_k (x_ik - x_jk)^2) in the\n"
+    "chosen precision. gemm forms |x|^2 + |y|^2 - 2 x.y from centred points in fp64 and recomputes directly\n"
+    "every pair whose value is within the fp64 cancellation bound of losing that accuracy (duplicates, close\n"
+    "pairs of far points), so it is never less exact than the element kernel; auto picks it only where it is faster.\n"
+    "\n"
+    "Exit status: 0 success, 2 usage error (options and their values), 1 runtime failure (input, memory, disk).\n"
+    "Progress of runs longer than ~2 s goes to stderr (a bar on a terminal, a line every 10 s otherwise);\n"
+    "--quiet and --json silence it. An interrupted run (Ctrl-C, SIGTERM, SIGHUP) leaves no output file behind.\n"
+    "Kokkos options (--kokkos-threads=N, --kokkos-device-id=N, ...) are passed to Kokkos; unknown ones are refused.\n"
     "OpenMP: OMP_PROC_BIND=spread OMP_PLACES=threads give the best host timings.\n";
 
-}  // namespace
-
-int main(int argc, char* argv[]) {
+int edm_main(int argc, char* argv[]) {
   app::set_app_name("edm");
-
-  // Kokkos' own options go to Kokkos, the rest to CLI11 (which rejects
-  // anything it does not know).
-  std::vector<char*> kokkos_args{argv[0]}, cli_args{argv[0]};
-  for (int a = 1; a < argc; ++a) (std::strncmp(argv[a], "--kokkos-", 9) == 0 ? kokkos_args : cli_args).push_back(argv[a]);
+  app::install_signal_cleanup();
+  const app::SplitArgs args = app::split_kokkos_args(argc, argv);
 
   Options o;
   CLI::App cli("tdmaps-edm: Euclidean distance matrix of n points in d dimensions, launched on a triangular map",
                "tdmaps-edm");
   cli.footer(examples);
+  cli.set_version_flag("--version", std::string("tdmaps-edm ") + app::version());
   auto* in = cli.add_option("--input", o.input, "points: .npy (2-D, '<f4' or '<f8', C order) or .csv (n rows of d numbers)");
-  auto* rnd = cli.add_option("--random", o.random_n, "N random points, uniform in [0, 1)^D (std::mt19937_64)")
-                  ->check(CLI::NonNegativeNumber);
-  auto* dims = cli.add_option("--dims", o.dims, "D for --random")->capture_default_str()->check(CLI::Range(1, 1 << 20));
-  auto* seed = cli.add_option("--seed", o.seed, "seed for --random")->capture_default_str();
+  auto* rnd = cli.add_option("--random", o.random_text, "N random points, uniform in [0, 1)^D (std::mt19937_64)");
+  auto* dims = cli.add_option("--dims", o.dims_text, "D for --random (default 3)");
+  auto* seed = cli.add_option("--seed", o.seed_text, "seed for --random, 0 to 2^64 - 1 (default 1)");
   in->excludes(rnd);
   dims->needs(rnd);
   seed->needs(rnd);
@@ -287,9 +397,10 @@ int main(int argc, char* argv[]) {
   cli.add_option("--form", o.map.form, "lambda map: exact (integer-corrected) or eps (the papers')")
       ->capture_default_str()
       ->check(CLI::IsMember(tdmaps::form_names()));
-  cli.add_option("--block", o.block, "block side rho (default 32)")->check(CLI::IsMember({8, 16, 32}));
+  cli.add_option("--block", o.block, "block side rho")->capture_default_str()->check(CLI::IsMember({8, 16, 32}));
   cli.add_option("--kernel", o.kernel,
-                 "element | tile | gemm (Kokkos Kernels) | linear (packed / condensed in memory order) | auto")
+                 "auto (the fastest exact kernel for the map, d and backend) | element | tile | gemm (Kokkos Kernels, "
+                 "guarded: see below) | linear (packed / condensed in memory order)")
       ->capture_default_str()
       ->check(CLI::IsMember({"element", "tile", "gemm", "linear", "auto"}));
   cli.add_option("--precision", o.precision, "fp32 or fp64 (default: the .npy's dtype, fp64 otherwise)")
@@ -298,49 +409,37 @@ int main(int argc, char* argv[]) {
   cli.add_option("--repeat", o.repeat, "timed repetitions after one untimed warm-up")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000000));
-  cli.add_flag("--json", o.json, "print one JSON line of results instead of text");
+  cli.add_flag("--json", o.json, "print one JSON line of results instead of text (no progress)");
+  cli.add_flag("--quiet", o.quiet, "no progress on stderr");
   cli.add_flag("--reject-nonfinite", o.reject_nonfinite, "fail on a NaN or Inf coordinate (default: NaN propagates like SciPy)");
 
-  try {
-    cli.parse(static_cast<int>(cli_args.size()), cli_args.data());
-  } catch (const CLI::CallForHelp& e) {
-    return cli.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "tdmaps-edm: error: " << e.what() << "\nRun with --help for more information." << std::endl;
-    return 2;
-  }
-  if (o.input.empty() && o.random_n < 0) {
-    std::cerr << "tdmaps-edm: error: give the points with --input FILE or --random N\nRun with --help for more information."
-              << std::endl;
-    return 2;
-  }
+  if (const auto status = app::parse_command_line(cli, args.rest)) return *status;
+  if (o.input.empty() && o.random_text.empty())
+    throw app::UsageError("give the points with --input FILE or --random N");
+  if (!o.random_text.empty())
+    o.random_n = app::parse_int("--random", o.random_text, 1, tdmaps::max_side, "the number of points");
+  if (!o.dims_text.empty()) o.dims = static_cast<int>(app::parse_int("--dims", o.dims_text, 1, 1 << 20, "the dimension"));
+  if (!o.seed_text.empty()) o.seed = app::parse_uint64("--seed", o.seed_text, "the seed");
   if (!o.output.empty()) {
-    const std::string& p = o.output;
-    if (p.size() < 4 || p.compare(p.size() - 4, 4, ".npy") != 0) {
-      std::cerr << "tdmaps-edm: error: --output " << p << ": the output is written as .npy; name it *.npy" << std::endl;
-      return 2;
-    }
+    if (!ends_with(o.output, ".npy"))
+      throw app::UsageError("--output " + o.output + ": the output is written as .npy; name it *.npy");
+    app::check_not_same_file("--output", o.output, "--input", o.input);
+    app::check_output_path(o.output);
   }
-  if (o.symmetric && o.layout != "full") {
-    std::cerr << "tdmaps-edm: error: --symmetric applies to --layout full only" << std::endl;
-    return 2;
-  }
+  if (o.symmetric && o.layout != "full") throw app::UsageError("--symmetric applies to --layout full only");
 
-  int rc = 1;
-  try {
-    if (o.random_n == 0) throw app::Error("--random 0: no points");
-    // Precision: explicit, else the file's dtype.
-    std::string precision = o.precision;
-    if (precision.empty()) {
-      precision = "fp64";
-      if (!o.input.empty() && o.input.size() >= 4 && o.input.compare(o.input.size() - 4, 4, ".npy") == 0 &&
-          app::read_npy_header(o.input).descr == "<f4")
-        precision = "fp32";
-    }
-    rc = precision == "fp32" ? run<float>(o, kokkos_args) : run<double>(o, kokkos_args);
-  } catch (const std::exception& e) {
-    std::cerr << "tdmaps-edm: error: " << e.what() << std::endl;
-    rc = 1;
+  // Precision: explicit, else the file's dtype.
+  std::string precision = o.precision;
+  if (precision.empty()) {
+    precision = "fp64";
+    if (!o.input.empty() && app::is_npy_path(o.input) && app::read_npy_header(o.input).descr == "<f4")
+      precision = "fp32";
   }
-  return rc;
+  return precision == "fp32" ? run<float>(o, args.kokkos, argv[0]) : run<double>(o, args.kokkos, argv[0]);
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  return app::run_main([&] { return edm_main(argc, argv); });
 }

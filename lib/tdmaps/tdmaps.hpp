@@ -3,6 +3,7 @@
 
 #include <tdmaps/core/domain.hpp>
 #include <tdmaps/core/intrinsics.hpp>
+#include <tdmaps/core/math.hpp>
 #include <tdmaps/core/sqrt.hpp>
 #include <tdmaps/core/triangular.hpp>
 #include <tdmaps/core/types.hpp>

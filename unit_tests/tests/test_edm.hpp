@@ -5,8 +5,9 @@
 // 100, 257}, block sides rotating over 8, 16, 32. Outputs are poisoned with a
 // sentinel first and every output element is compared, so an unwritten or
 // doubly-mapped element fails. Also: NaN/Inf propagation (SciPy semantics),
-// the gemm path (with an accuracy bound that reflects its cancellation), and
-// argument checks.
+// the gemm path and the automatic choice on point clouds where the Gram
+// formula cancels (held to the element kernel's tolerance, NaN/Inf exactly
+// as the element kernel), and argument checks.
 //
 // The include path "edm/edm.hpp" comes from linking tdmaps::edm
 // (unit_tests/CMakeLists.txt leaves this file out when the apps are disabled).
@@ -16,10 +17,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <random>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -366,49 +369,211 @@ TEST(TEST_CATEGORY, edm_nan_and_inf_propagate_like_scipy) {
 #if defined(TDMAPS_EDM_HAVE_KOKKOSKERNELS)
 namespace {
 
-/// gemm path: |x|^2 + |y|^2 - 2 x.y has an absolute error of about
-/// eps (|x|^2 + |y|^2) in the squared distance, so the distance may be off by
-/// sqrt(C eps (|x|^2 + |y|^2)) when it is small and by C eps (|x|^2 + |y|^2) /
-/// dist when large: the test bound is the larger of the relative rounding and
-/// sqrt(C eps max|x|^2), C = 8 (d + 2).
+/// Point clouds on which |x|^2 + |y|^2 - 2 x.y cancels: the gemm path must
+/// still be as accurate as the element kernel on every one of them.
+enum class Cloud { random, offset, clustered, duplicates, mixed_scale };
+
+const char* cloud_name(Cloud c) {
+  return c == Cloud::random       ? "random"
+         : c == Cloud::offset     ? "offset"
+         : c == Cloud::clustered  ? "clustered"
+         : c == Cloud::duplicates ? "duplicates"
+                                  : "mixed scale";
+}
+
 template <class Real>
-void check_gemm() {
-  int cases = 0;
-  for (const index_t n : {1, 2, 17, 100, 257})
-    for (const int d : {1, 3, 7, 40}) {
-      const unsigned seed = base_seed + static_cast<unsigned>(n * 131 + d);
-      const auto x = random_points<Real>(n, d, seed);
-      double max_norm2 = 0;
+std::vector<Real> cloud_points(Cloud kind, index_t n, int d, unsigned seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> u01(0.0, 1.0);
+  const auto nd = static_cast<std::size_t>(n * d);
+  std::vector<double> x(nd);
+  switch (kind) {
+    case Cloud::random:  // the mean is not 0: centring matters here too
+      for (auto& v : x) v = -3.0 + 8.0 * u01(gen);
+      break;
+    case Cloud::offset:  // everything 1e6 away from the origin, distances ~ 1
+      for (auto& v : x) v = 1e6 + u01(gen);
+      break;
+    case Cloud::clustered: {  // 4 centres up to 1e3 apart, spread 1e-2 around each
+      std::vector<double> centre(static_cast<std::size_t>(4 * d));
+      for (auto& v : centre) v = -1e3 + 2e3 * u01(gen);
       for (index_t i = 0; i < n; ++i) {
-        double s = 0;
-        for (int k = 0; k < d; ++k) s += double(x[i * d + k]) * double(x[i * d + k]);
-        max_norm2 = std::max(max_norm2, s);
+        const auto c = static_cast<std::size_t>(gen() % 4);
+        for (int k = 0; k < d; ++k)
+          x[static_cast<std::size_t>(i * d + k)] = centre[c * d + k] + 1e-2 * (2.0 * u01(gen) - 1.0);
       }
-      const double eps = std::numeric_limits<Real>::epsilon();
-      const double abs_tol = std::sqrt(8.0 * (d + 2) * eps * 2 * max_norm2);
+      break;
+    }
+    case Cloud::duplicates: {  // n / 4 distinct rows near 100, the others copies (a third of them of row 0)
+      const index_t m = n / 4 > 0 ? n / 4 : 1;
+      for (index_t i = 0; i < n; ++i) {
+        const index_t from = i < m ? i : (i % 3 == 0 ? 0 : static_cast<index_t>(gen() % static_cast<std::uint64_t>(m)));
+        for (int k = 0; k < d; ++k)
+          x[static_cast<std::size_t>(i * d + k)] = i < m ? 100.0 + u01(gen) : x[static_cast<std::size_t>(from * d + k)];
+      }
+      break;
+    }
+    case Cloud::mixed_scale:  // even rows at the 1e6 scale, odd rows at the 1e-3 scale
+      for (index_t i = 0; i < n; ++i)
+        for (int k = 0; k < d; ++k)
+          x[static_cast<std::size_t>(i * d + k)] = (i % 2 == 0 ? 1e6 : 1e-3) * (2.0 * u01(gen) - 1.0);
+      break;
+  }
+  std::vector<Real> out(nd);
+  for (std::size_t q = 0; q < nd; ++q) out[q] = static_cast<Real>(x[q]);
+  return out;
+}
+
+/// The gemm path (and the automatic choice, which takes it from
+/// gemm_min_dims on) against the oracle with the element kernel's tolerance,
+/// 4 (d + 2) eps relative and no absolute slack: a zero distance (duplicate
+/// points) must come out exactly 0. gemm runs on the lambda map; automatic
+/// alternates between the lambda map at block side 32 (tile where its
+/// scratch fits) and the thread-space UTM map (never tile).
+template <class Real>
+void check_gemm_clouds(edm::Kernel kernel) {
+  const double eps = std::numeric_limits<Real>::epsilon();
+  int cases = 0;
+  for (const Cloud cloud : {Cloud::random, Cloud::offset, Cloud::clustered, Cloud::duplicates, Cloud::mixed_scale})
+    for (const int d : {1, 3, 96, 130, 257, 512}) {
+      const index_t n = d <= 3 ? 300 : d <= 130 ? 200 : 120;
+      const unsigned seed = base_seed + 1000u * static_cast<unsigned>(cloud) + static_cast<unsigned>(d);
+      const auto x = cloud_points<Real>(cloud, n, d, seed);
       const auto dx = to_device(x, n, d);
+      int rot = 0;
       for (const auto& l : layouts()) {
         auto out = poisoned_output<Real>(l.layout, n);
-        const tdmaps::LambdaMap<> map(edm::make_domain(n, 16, l.layout));
-        edm::edm(Space(), dx, out, map, l.layout, edm::Kernel::gemm, l.symmetric);
+        const bool utm = kernel == edm::Kernel::automatic && rot++ % 2 == 1;
+        if (utm)
+          edm::edm(Space(), dx, out, tdmaps::UpperTriangularMap(edm::make_domain(n, 32, l.layout)), l.layout, kernel,
+                   l.symmetric);
+        else
+          edm::edm(Space(), dx, out, tdmaps::LambdaMap<>(edm::make_domain(n, 32, l.layout)), l.layout, kernel,
+                   l.symmetric);
         Space().fence();
-        EXPECT_EQ(compare(oracle(x, n, d, l.layout, l.symmetric), out, 8.0 * (d + 2) * eps, abs_tol), "")
-            << "gemm, " << edm::layout_name(l.layout) << (l.symmetric ? " symmetric" : "") << ", n = " << n
-            << ", d = " << d << ", seed = " << seed << ", abs_tol = " << abs_tol;
+        EXPECT_EQ(compare(oracle(x, n, d, l.layout, l.symmetric), out, 4.0 * (d + 2) * eps), "")
+            << edm::kernel_name(kernel) << (utm ? " (utm)" : "") << ", " << cloud_name(cloud) << " points, "
+            << edm::layout_name(l.layout) << (l.symmetric ? " symmetric" : "") << ", n = " << n << ", d = " << d
+            << ", seed = " << seed;
+        ++cases;
+      }
+    }
+  // The smallest inputs: one point (the diagonal only), two points.
+  for (const index_t n : {1, 2})
+    for (const int d : {1, 130}) {
+      const unsigned seed = base_seed + static_cast<unsigned>(n * 7 + d);
+      const auto x = cloud_points<Real>(Cloud::offset, n, d, seed);
+      for (const auto& l : layouts()) {
+        auto out = poisoned_output<Real>(l.layout, n);
+        edm::edm(Space(), to_device(x, n, d), out, tdmaps::LambdaMap<>(edm::make_domain(n, 8, l.layout)), l.layout,
+                 kernel, l.symmetric);
+        Space().fence();
+        EXPECT_EQ(compare(oracle(x, n, d, l.layout, l.symmetric), out, 4.0 * (d + 2) * eps), "")
+            << edm::kernel_name(kernel) << ", " << edm::layout_name(l.layout) << (l.symmetric ? " symmetric" : "")
+            << ", n = " << n << ", d = " << d << ", seed = " << seed;
         ++cases;
       }
     }
   EXPECT_GT(cases, 0);
 }
 
+/// Non-finite and huge inputs: wherever the element kernel gives NaN or Inf
+/// the gemm path gives the same (NaN where NaN, the same Inf where Inf), and
+/// elsewhere it is as accurate as in check_gemm_clouds. The points: NaN, +Inf
+/// twice in the same coordinate (Inf - Inf = NaN), -Inf in that coordinate
+/// (Inf against +Inf), +-Inf in other coordinates, and huge finite points
+/// whose squares overflow (fp32: in the element kernel's float arithmetic;
+/// fp64: also the norms), two of them equal (distance 0), and a point whose
+/// distances overflow only in the element kernel's arithmetic. The huge
+/// points of fp64 also make the mean of every coordinate overflow.
+template <class Real>
+void check_gemm_nonfinite() {
+  const Real nan = std::numeric_limits<Real>::quiet_NaN(), inf = std::numeric_limits<Real>::infinity();
+  const Real huge = std::numeric_limits<Real>::max() / 2;
+  const double eps = std::numeric_limits<Real>::epsilon();
+  for (const int d : {3, 130}) {
+    const index_t n = 90;
+    const unsigned seed = base_seed + 31u + static_cast<unsigned>(d);
+    auto x = cloud_points<Real>(Cloud::offset, n, d, seed);
+    auto at = [&](index_t i, int k) -> Real& { return x[static_cast<std::size_t>(i * d + k)]; };
+    at(3, 1) = nan;
+    at(10, 0) = inf;
+    at(17, 0) = inf;
+    at(25, 0) = -inf;
+    at(31, 2) = inf;
+    at(31, 1) = -inf;
+    for (int k = 0; k < d; ++k) {
+      at(40, k) = huge;
+      at(41, k) = huge;
+      at(42, k) = k % 2 == 0 ? huge : -huge;
+      at(43, k) = static_cast<Real>(1e-3 * k) * huge;
+    }
+    // Finite in s and in the fp64 norms, but the element kernel's square of
+    // the coordinate difference overflows (fp32: 1e40; fp64: 1e320).
+    at(44, 0) = std::is_same<Real, float>::value ? Real(1e20) : Real(1e160);
+    const auto dx = to_device(x, n, d);
+    for (const auto& l : layouts()) {
+      auto element = poisoned_output<Real>(l.layout, n);
+      auto gemm = poisoned_output<Real>(l.layout, n);
+      const tdmaps::LambdaMap<> map(edm::make_domain(n, 16, l.layout));
+      edm::edm(Space(), dx, element, map, l.layout, edm::Kernel::element, l.symmetric);
+      edm::edm(Space(), dx, gemm, map, l.layout, edm::Kernel::gemm, l.symmetric);
+      Space().fence();
+      auto he = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), element);
+      auto hg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), gemm);
+      const auto ref = oracle(x, n, d, l.layout, l.symmetric);
+      std::ostringstream msg;
+      int bad = 0, nonfinite = 0;
+      for (std::size_t k = 0; k < ref.size(); ++k) {
+        const double e = static_cast<double>(he(k)), g = static_cast<double>(hg(k)), r = ref[k];
+        bool ok;
+        if (!std::isfinite(e)) {
+          ok = std::isnan(e) ? std::isnan(g) : g == e;
+          ++nonfinite;
+        } else {
+          ok = r == sentinel ? g == sentinel : std::abs(g - r) <= 4.0 * (d + 2) * eps * r;
+        }
+        if (!ok && bad++ < 5) msg << "[" << k << "] gemm " << g << ", element " << e << ", oracle " << r << "; ";
+      }
+      EXPECT_EQ(bad, 0) << msg.str() << edm::layout_name(l.layout) << (l.symmetric ? " symmetric" : "") << ", d = " << d
+                        << ", seed = " << seed;
+      EXPECT_GE(nonfinite, static_cast<int>(n - 1)) << edm::layout_name(l.layout);  // the NaN point's row at least
+    }
+  }
+}
+
 }  // namespace
 
-TEST(TEST_CATEGORY, edm_gemm_fp32_within_cancellation_bound) { check_gemm<float>(); }
-TEST(TEST_CATEGORY, edm_gemm_fp64_within_cancellation_bound) { check_gemm<double>(); }
+TEST(TEST_CATEGORY, edm_gemm_fp32_matches_oracle_on_hard_clouds) { check_gemm_clouds<float>(edm::Kernel::gemm); }
+TEST(TEST_CATEGORY, edm_gemm_fp64_matches_oracle_on_hard_clouds) { check_gemm_clouds<double>(edm::Kernel::gemm); }
+TEST(TEST_CATEGORY, edm_automatic_fp32_matches_oracle_on_hard_clouds) {
+  check_gemm_clouds<float>(edm::Kernel::automatic);
+}
+TEST(TEST_CATEGORY, edm_automatic_fp64_matches_oracle_on_hard_clouds) {
+  check_gemm_clouds<double>(edm::Kernel::automatic);
+}
+TEST(TEST_CATEGORY, edm_gemm_nan_and_inf_like_the_element_kernel) {
+  check_gemm_nonfinite<float>();
+  check_gemm_nonfinite<double>();
+}
 
-// The bound is not vacuous: points far from the origin and close together
-// make the gemm path lose digits the direct kernels keep.
-TEST(TEST_CATEGORY, edm_gemm_loses_accuracy_for_close_far_points) {
+// The extra device memory of the gemm path, for the CLI's memory check: a
+// centred fp64 copy (n d), n norms, d means and a Gram panel of at most
+// 64 MiB (8 Mi doubles) or one row, whatever the points' precision.
+TEST(TEST_CATEGORY, edm_gemm_workspace_bytes) {
+  EXPECT_EQ(edm::gemm_workspace_bytes<double>(10, 3), 8 * (30 + 10 + 3 + 10 * 10));
+  EXPECT_EQ(edm::gemm_workspace_bytes<float>(10, 3), 8 * (30 + 10 + 3 + 10 * 10));
+  // n = 4096: panels of 2048 rows.
+  EXPECT_EQ(edm::gemm_workspace_bytes<float>(4096, 128), index_t(8) * (4096 * 128 + 4096 + 128 + 2048 * 4096));
+  // n = 2^24: one row (more than 64 MiB by itself).
+  const index_t big = index_t(1) << 24;
+  EXPECT_EQ(edm::gemm_workspace_bytes<double>(big, 2), index_t(8) * (big * 2 + big + 2 + big));
+}
+
+// Points far from the origin and close together (where |x|^2 + |y|^2 - 2 x.y
+// in the input precision loses every digit): the gemm path keeps the element
+// kernel's accuracy.
+TEST(TEST_CATEGORY, edm_gemm_accurate_for_close_far_points) {
   const index_t n = 16;
   const int d = 3;
   std::vector<float> x(static_cast<std::size_t>(n * d));
@@ -423,10 +588,7 @@ TEST(TEST_CATEGORY, edm_gemm_loses_accuracy_for_close_far_points) {
   Space().fence();
   const auto ref = oracle(x, n, d, edm::Layout::condensed, false);
   EXPECT_EQ(compare(ref, direct, 4.0 * 5 * std::numeric_limits<float>::epsilon()), "");
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), gemm);
-  double worst = 0;
-  for (std::size_t k = 0; k < ref.size(); ++k) worst = std::max(worst, std::abs(double(h(k)) - ref[k]) / ref[k]);
-  EXPECT_GT(worst, 1e-3) << "gemm path unexpectedly accurate: the documented cancellation should show here";
+  EXPECT_EQ(compare(ref, gemm, 4.0 * 5 * std::numeric_limits<float>::epsilon()), "");
 }
 #endif
 
@@ -444,12 +606,12 @@ TEST(TEST_CATEGORY, edm_large_d_and_automatic_kernel) {
   EXPECT_EQ((edm::resolve_kernel<Space, tdmaps::UpperTriangularMap, double>(edm::Kernel::automatic, 4, 32)),
             edm::Kernel::element);
   EXPECT_EQ((edm::resolve_kernel<Space, Lambda, float>(edm::Kernel::element, 4, 32)), edm::Kernel::element);
-  // 2 x 32 x 200 doubles of scratch fit no backend's level-0 team scratch:
+  // 2 x 32 x 300 doubles of scratch fit no backend's level-0 team scratch:
   // gemm (from the threshold on) or element instead.
-  EXPECT_FALSE((edm::tile_fits<Space, double>(32, 200)));
+  EXPECT_FALSE((edm::tile_fits<Space, double>(32, 300)));
   const int threshold = edm::gemm_min_dims<Space>();
-  EXPECT_LE(threshold, 200);
-  EXPECT_EQ((edm::resolve_kernel<Space, Lambda, double>(edm::Kernel::automatic, 200, 32)),
+  EXPECT_LE(threshold, 300);
+  EXPECT_EQ((edm::resolve_kernel<Space, Lambda, double>(edm::Kernel::automatic, 300, 32)),
             edm::has_gemm() ? edm::Kernel::gemm : edm::Kernel::element);
   EXPECT_EQ((edm::resolve_kernel<Space, Lambda, float>(edm::Kernel::automatic, 200, 8)), edm::Kernel::tile);
   // A thread-space map cannot run the tile kernel at any d.

@@ -32,11 +32,11 @@ struct RunHits {
   RunOrder order;
   int width;
   KOKKOS_FUNCTION void operator()(const tdmaps::Run& r) const {
-    if (r.k0 % width != 0 || r.count < 1 || r.count > width) Kokkos::atomic_increment(&wrong_index());
+    if (r.k0 % width != 0 || r.count < 1 || r.count > width) Kokkos::atomic_add(&wrong_index(), 1);
     index_t i = r.i, j = r.j;
     for (int s = 0; s < r.count; ++s) {
       counter(i, j);
-      if (index_of(counter.n, counter.triangle, order, i, j) != r.k0 + s) Kokkos::atomic_increment(&wrong_index());
+      if (index_of(counter.n, counter.triangle, order, i, j) != r.k0 + s) Kokkos::atomic_add(&wrong_index(), 1);
       tdmaps::run_next(counter.n, counter.triangle, order, i, j);
     }
   }

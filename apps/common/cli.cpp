@@ -1,0 +1,207 @@
+// Implementation of apps/common/cli.hpp.
+#include "cli.hpp"
+
+#include <Kokkos_Macros.hpp>
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <limits>
+#include <stdexcept>
+
+namespace tdmaps {
+namespace app {
+
+namespace {
+
+// Kokkos 3.7 renamed --kokkos-threads to --kokkos-num-threads (4.x ignores the
+// old name with a warning) and --kokkos-tools-library to --kokkos-tools-libs.
+#if KOKKOS_VERSION >= 30700
+constexpr bool kokkos_new_names = true;
+#else
+constexpr bool kokkos_new_names = false;
+#endif
+#if KOKKOS_VERSION >= 40000
+constexpr bool kokkos_4 = true;
+#else
+constexpr bool kokkos_4 = false;
+#endif
+
+struct KokkosOption {
+  const char* name;     ///< after "--kokkos-"
+  bool value;           ///< takes "=VALUE"
+  bool v3, v4;          ///< read by Kokkos 3.x / 4.x
+  const char* renamed;  ///< the spelling this Kokkos reads, when it differs
+};
+
+const KokkosOption* find_kokkos_option(const std::string& name) {
+  static const KokkosOption options[] = {
+      {"threads", true, true, true, kokkos_new_names ? "num-threads" : nullptr},
+      {"num-threads", true, true, true, kokkos_new_names ? nullptr : "threads"},
+      {"device-id", true, true, true, nullptr},
+      {"numa", true, true, false, nullptr},
+      {"ndevices", true, true, false, nullptr},
+      {"num-devices", true, true, false, nullptr},
+      {"skip-device", true, true, false, nullptr},
+      {"map-device-id-by", true, false, true, nullptr},
+      {"tools-library", true, true, true, kokkos_new_names ? "tools-libs" : nullptr},
+      {"tools-libs", true, true, true, kokkos_new_names ? nullptr : "tools-library"},
+      {"tools-args", true, true, true, nullptr},
+      {"tools-help", false, true, true, nullptr},
+      {"disable-warnings", false, true, true, nullptr},
+      {"tune-internals", false, true, true, nullptr},
+      {"print-configuration", false, false, true, nullptr},
+      {"help", false, true, true, nullptr},
+  };
+  for (const auto& o : options)
+    if (name == o.name) return &o;
+  return nullptr;
+}
+
+std::string kokkos_option_names() {
+  return "--kokkos-threads=N (or --kokkos-num-threads=N), --kokkos-device-id=N, --kokkos-disable-warnings, "
+         "--kokkos-tune-internals, --kokkos-tools-libs=LIB, --kokkos-tools-args=ARGS, --kokkos-help";
+}
+
+bool all_digits(const std::string& s, std::size_t from) {
+  if (s.size() <= from) return false;
+  for (std::size_t k = from; k < s.size(); ++k)
+    if (s[k] < '0' || s[k] > '9') return false;
+  return true;
+}
+
+}  // namespace
+
+const char* version() { return "0.2.0"; }
+
+std::string program_name() { return "tdmaps-" + app_name(); }
+
+SplitArgs split_kokkos_args(int argc, char* argv[]) {
+  SplitArgs r;
+  for (int a = 1; a < argc; ++a) {
+    const std::string s = argv[a];
+    if (s.rfind("--kokkos-", 0) != 0) {
+      r.rest.push_back(s);
+      continue;
+    }
+    const std::size_t eq = s.find('=');
+    const std::string name = s.substr(9, eq == std::string::npos ? std::string::npos : eq - 9);
+    const KokkosOption* o = find_kokkos_option(name);
+    if (o == nullptr)
+      throw UsageError("unknown Kokkos option '" + s + "' (known: " + kokkos_option_names() + ")");
+    if (!(kokkos_4 ? o->v4 : o->v3))
+      throw UsageError("'" + s + "' is not an option of the Kokkos " + std::to_string(KOKKOS_VERSION / 10000) + "." +
+                       std::to_string(KOKKOS_VERSION / 100 % 100) + " this program was built with (known: " +
+                       kokkos_option_names() + ")");
+    if (o->value && eq == std::string::npos)
+      throw UsageError("'" + s + "' needs a value: --kokkos-" + name + "=VALUE");
+    if (!o->value && eq != std::string::npos) throw UsageError("'" + s + "' takes no value");
+    const std::string value = eq == std::string::npos ? std::string() : s.substr(eq + 1);
+    if (name == "threads" || name == "num-threads") parse_int("--kokkos-" + name, value, 1, 1 << 20, "the thread count");
+    if (name == "device-id") parse_int("--kokkos-device-id", value, 0, 1 << 20, "the device id");
+    const std::string spelled = o->renamed ? o->renamed : o->name;
+    r.kokkos.push_back("--kokkos-" + spelled + (o->value ? "=" + value : std::string()));
+  }
+  return r;
+}
+
+KokkosArgv::KokkosArgv(const std::string& argv0, const std::vector<std::string>& options) {
+  storage_.push_back(argv0);
+  storage_.insert(storage_.end(), options.begin(), options.end());
+  for (auto& s : storage_) ptrs_.push_back(&s[0]);
+  argc_ = static_cast<int>(storage_.size());
+  ptrs_.push_back(nullptr);
+}
+
+std::int64_t parse_int(const std::string& option, const std::string& text, std::int64_t lo, std::int64_t hi,
+                       const std::string& what) {
+  const std::string range = " must be an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
+  const bool negative = !text.empty() && text[0] == '-';
+  if (!all_digits(text, negative ? 1 : 0)) throw UsageError(option + " " + text + ": " + what + range);
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (errno == ERANGE || v < lo || v > hi) throw UsageError(option + " " + text + ": " + what + range);
+  return static_cast<std::int64_t>(v);
+}
+
+std::uint64_t parse_uint64(const std::string& option, const std::string& text, const std::string& what) {
+  const std::string range = " must be an integer from 0 to " + std::to_string(std::numeric_limits<std::uint64_t>::max());
+  if (!all_digits(text, 0)) throw UsageError(option + " " + text + ": " + what + range);
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (errno == ERANGE) throw UsageError(option + " " + text + ": " + what + range);
+  return static_cast<std::uint64_t>(v);
+}
+
+void check_not_same_file(const std::string& output_option, const std::string& output, const std::string& input_option,
+                         const std::string& input) {
+  if (output.empty() || input.empty()) return;
+  bool same = output == input;
+  struct stat so, si;
+  if (!same && ::stat(output.c_str(), &so) == 0 && ::stat(input.c_str(), &si) == 0)
+    same = so.st_dev == si.st_dev && so.st_ino == si.st_ino;
+  if (same)
+    throw UsageError(output_option + " " + output + " would overwrite the " + input_option + " file " + input +
+                     "; name another output");
+}
+
+std::optional<int> parse_command_line(CLI::App& cli, const std::vector<std::string>& args) {
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes a reversed vector
+  try {
+    cli.parse(reversed);
+  } catch (const CLI::CallForHelp& e) {
+    return cli.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return cli.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return cli.exit(e);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+  return std::nullopt;
+}
+
+bool is_npy_path(const std::string& path) {
+  if (path.size() < 4) return false;
+  std::string e = path.substr(path.size() - 4);
+  for (auto& c : e) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return e == ".npy";
+}
+
+void print_error(const std::string& what, bool usage) {
+  std::cout.flush();
+  std::cerr << program_name() << ": error: " << what << "\n";
+  if (usage) std::cerr << "Run " << program_name() << " --help for more information.\n";
+  std::cerr.flush();
+}
+
+int run_main(const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const UsageError& e) {
+    print_error(e.what(), true);
+    return exit_usage_error;
+  } catch (const std::invalid_argument& e) {
+    // The library's argument checks (launch hints, maps, kernels for a map)
+    // reached through options the CLI could not judge alone.
+    print_error(e.what(), true);
+    return exit_usage_error;
+  } catch (const std::exception& e) {
+    print_error(e.what(), false);
+    return exit_runtime_error;
+  }
+}
+
+void print_json_line(const nlohmann::json& j) {
+  std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
+}
+
+nlohmann::json string_or_null(const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); }
+
+}  // namespace app
+}  // namespace tdmaps

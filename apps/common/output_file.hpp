@@ -1,0 +1,66 @@
+#ifndef TDMAPS_APPS_COMMON_OUTPUT_FILE_HPP
+#define TDMAPS_APPS_COMMON_OUTPUT_FILE_HPP
+
+// A file that appears under its name complete or not at all, even when the
+// process is interrupted (target tdmaps::app_common).
+//
+//   OutputFile f(path, bytes);     checks the filesystem's free space, creates
+//                                  an unnamed file in path's directory
+//                                  (O_TMPFILE) and reserves `bytes` on disk
+//   f.write(data, bytes, progress) appends, in chunks, reporting progress
+//   f.commit()                     fsync, then gives the file its name
+//                                  (atomically replacing an older one)
+//   ~OutputFile()                  without commit(): nothing stays behind
+//
+// An unnamed file vanishes with the process whatever kills it (SIGKILL and a
+// power cut included). Where the filesystem has no O_TMPFILE the data go to
+// "<path>.tmp.<pid>", which the handlers of install_signal_cleanup() remove on
+// SIGINT / SIGTERM / SIGHUP / SIGQUIT before the process dies of the signal,
+// and every error path removes too. TDMAPS_NO_O_TMPFILE=1 forces that
+// fallback (the tests use it to cover both paths).
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace tdmaps {
+namespace app {
+
+/// Called with (bytes done, bytes in all) while a file is written.
+using WriteProgress = std::function<void(std::int64_t, std::int64_t)>;
+
+/// Installs (once) the SIGINT / SIGTERM / SIGHUP / SIGQUIT handlers that
+/// remove a named temporary file of an OutputFile in flight and then let
+/// the signal kill the process as it would have.
+void install_signal_cleanup();
+
+/// Bytes free for an unprivileged writer in the filesystem holding `dir`.
+std::int64_t filesystem_free_bytes(const std::string& dir);
+
+/// Throws Error naming both sizes when `bytes` more do not fit the
+/// filesystem of `path`'s directory.
+void check_filesystem_space(const std::string& path, std::int64_t bytes, const std::string& what);
+
+class OutputFile {
+ public:
+  OutputFile(const std::string& path, std::int64_t bytes);
+  ~OutputFile();
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+
+  void write(const void* data, std::int64_t bytes, const WriteProgress& progress = WriteProgress());
+  void commit();
+
+ private:
+  void discard() noexcept;
+  std::string path_;
+  std::string temp_;  ///< named temporary file (fallback), empty for O_TMPFILE
+  int fd_ = -1;
+  std::int64_t expected_ = 0;
+  std::int64_t written_ = 0;
+};
+
+}  // namespace app
+}  // namespace tdmaps
+
+#endif
