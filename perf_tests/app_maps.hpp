@@ -15,7 +15,7 @@
 namespace tdmaps_bench {
 
 inline const std::vector<std::string>& app_map_labels() {
-  static const std::vector<std::string> labels{"bb", "lambda_rsqrt", "rb", "rec", "h", "utm"};
+  static const std::vector<std::string> labels{"bb", "lambda_rsqrt", "rb", "rec", "hadouken", "utm"};
   return labels;
 }
 
@@ -26,7 +26,7 @@ void with_app_map(const std::string& label, const tdmaps::Domain2& d, F&& f) {
   else if (label == "lambda_rsqrt") f(tdmaps::LambdaMap<tdmaps::SqrtRsqrt, tdmaps::Exact>(d));
   else if (label == "rb") f(tdmaps::RectangularBoxMap(d));
   else if (label == "rec") f(tdmaps::RecursiveMap(d));
-  else if (label == "h") f(tdmaps::HadoukenMap(d));
+  else if (label == "hadouken" || label == "h") f(tdmaps::HadoukenMap(d));
   else if (label == "utm") f(tdmaps::UpperTriangularMap(d));
   else throw std::invalid_argument("tdmaps_bench: no app benchmark for map '" + label + "'");
 }

@@ -9,7 +9,7 @@
 #include "app_maps.hpp"
 #include "bench_common.hpp"
 
-#include <collision/collision.hpp>
+#include <tdmaps/collision.hpp>
 
 #include <map>
 

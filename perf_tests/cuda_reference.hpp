@@ -38,7 +38,7 @@ const char* body_label(RefBody b);  ///< "dummy", "edm_packed_d4", ...
 void launch(RefMap map, RefBody body, tdmaps::index_t n, int rho, int rows, const float* x, void* out);
 
 /// The EDM bodies (not the dummy) as tdmaps' GPU tile kernel computes them
-/// (apps/edm/edm.hpp, TileKernel::gpu_rows / gpu_rows_aligned): blocks of
+/// (apps/edm/include/tdmaps/edm/tile_gpu.hpp, TileKernel::gpu_rows / gpu_rows_aligned): blocks of
 /// rho x rows threads, the block's row points staged in shared memory
 /// (padded to 2 or 4 floats); full: each thread keeps its column point in
 /// registers and walks rows ti, ti + rows, ..., the output position

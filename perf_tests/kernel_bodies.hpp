@@ -11,7 +11,7 @@
 //                     written) = || x_i - x_j ||_2, x an n x D row-major fp32
 //                     array; scalar loads in both paths.
 
-#include <tdmaps/core/intrinsics.hpp>
+#include <tdmaps/detail/intrinsics.hpp>
 #include <tdmaps/core/triangular.hpp>
 #include <tdmaps/kernels/dummy.hpp>
 
@@ -42,7 +42,7 @@ struct EdmBody {
       const float t = x[i * D + k] - x[j * D + k];
       s += t * t;
     }
-    out[Full ? i * n + j : tdmaps::tri(i) + j] = tdmaps::intrinsics::sqrt_rn(s);
+    out[Full ? i * n + j : tdmaps::tri(i) + j] = tdmaps::detail::intrinsics::sqrt_rn(s);
   }
 };
 
@@ -72,7 +72,7 @@ struct EdmCheck {
       const double t = static_cast<double>(x[i * D + k]) - static_cast<double>(x[j * D + k]);
       s += t * t;
     }
-    const double ref = tdmaps::intrinsics::sqrt_d(s);
+    const double ref = tdmaps::detail::intrinsics::sqrt_d(s);
     const double got = static_cast<double>(out[Full ? i * n + j : p]);
     const double diff = got > ref ? got - ref : ref - got;
     if (!(diff <= 1e-5 * ref + 1e-6)) ++errors;

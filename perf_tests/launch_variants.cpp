@@ -38,7 +38,7 @@
 #include "cuda_reference.hpp"
 #endif
 #if defined(TDMAPS_BENCH_HAVE_EDM)
-#include <edm/edm.hpp>
+#include <tdmaps/edm.hpp>
 #endif
 
 #include <random>
@@ -54,7 +54,7 @@ using LambdaRsqrt = tdmaps::LambdaMap<tdmaps::SqrtRsqrt, tdmaps::Exact>;
 /// Team rows of tdmaps' default launch.
 int default_rows(int rho) { return tdmaps::team_rows(tdmaps::LaunchHints{}, rho); }
 
-/// tdmaps::impl::ElementFunctor with the two nested ranges replaced by one
+/// tdmaps::detail::ElementFunctor with the two nested ranges replaced by one
 /// TeamVectorRange over the rows x rho threads of the block: on CUDA thread
 /// (threadIdx.y, threadIdx.x) takes k = threadIdx.y * rho + threadIdx.x, so
 /// tj = threadIdx.x as before (coalesced), and there is no per-row vector
@@ -67,7 +67,7 @@ struct TeamFlatElement {
   KOKKOS_FUNCTION void operator()(const tdmaps::team_member_t<ExecSpace>& team) const {
     Block2 b;
     if (!map.block(team.league_rank(), b)) return;
-    const tdmaps::Tile t = tdmaps::impl::make_tile(map.domain, b);
+    const tdmaps::Tile t = tdmaps::detail::make_tile(map.domain, b);
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, t.rows << log2_rho), [&](const int k) {
       const int ti = k >> log2_rho, tj = k & ((1 << log2_rho) - 1);
       if (tj < t.cols && t.contains(ti, tj)) body(t.i0 + ti, t.j0 + tj);
@@ -231,9 +231,9 @@ void run_case(benchmark::State& state, const Options& o, const BodyInfo& info, L
   if (l == Launch::cuda_tile) {
 #if defined(TDMAPS_BENCH_HAVE_EDM)
     time_launches(state, pairs, bytes, [&] {
-      // The shape edm() gives its tile kernel by default (edm::impl::tile_hints).
+      // The shape edm() gives its tile kernel by default (edm::detail::tile_hints).
       const bool full = ref_body == RefBody::edm_full_d2 || ref_body == RefBody::edm_full_d4;
-      const tdmaps::LaunchHints h = tdmaps::edm::impl::tile_hints(
+      const tdmaps::LaunchHints h = tdmaps::edm::detail::tile_hints(
           tdmaps::LaunchHints{}, full ? tdmaps::edm::Layout::full : tdmaps::edm::Layout::packed, map.domain.rho);
       cuda_reference::launch_tile(ref_map, ref_body, n, map.domain.rho,
                                   tdmaps::team_rows(h, map.domain.rho, tdmaps::LaunchKind::tile),

@@ -1,5 +1,5 @@
 // tdmaps-collide: all-pairs collision detection of spheres (3-D) or intervals
-// (1-D) under any tdmaps map; see apps/collision/collision.hpp for the kernels
+// (1-D) under any tdmaps map; see apps/collision/README.md for the kernels
 // and the output layouts, and --help for the options.
 //
 // Sizes: n = 0 is an error (no spheres: almost certainly a mistake upstream);
@@ -9,7 +9,8 @@
 // memory, disk) is checked before anything is allocated or generated; outputs
 // appear complete or not at all, also when the run is interrupted
 // (apps/common/output_file.hpp).
-#include "collision/collision.hpp"
+#include <tdmaps/collision.hpp>
+
 #include "common/cli.hpp"
 #include "common/launch_options.hpp"
 #include "common/memory.hpp"
@@ -404,13 +405,13 @@ int collide_main(int argc, char* argv[]) {
       ->capture_default_str();
   cli.add_option("--output", o.output, "write the --result array to FILE.npy (complete or not at all)");
   cli.add_option("--save-input", o.save_input, "write the --random spheres to FILE.npy, (n, D+1) float32")->needs(random);
-  cli.add_option("--map", o.spec.map, "map: " + tdmaps::impl::join(tdmaps::map_names()))
-      ->check(CLI::IsMember(tdmaps::map_names()))
+  cli.add_option("--map", o.spec.map, "map: " + tdmaps::join_names(tdmaps::map_names()))
+      ->check(CLI::IsMember(tdmaps::accepted_map_names()))
       ->capture_default_str();
-  cli.add_option("--sqrt", o.spec.sqrt, "lambda's square root: " + tdmaps::impl::join(tdmaps::sqrt_names()))
+  cli.add_option("--sqrt", o.spec.sqrt, "lambda's square root: " + tdmaps::join_names(tdmaps::sqrt_names()))
       ->check(CLI::IsMember(tdmaps::sqrt_names()))
       ->capture_default_str();
-  cli.add_option("--form", o.spec.form, "lambda's form: " + tdmaps::impl::join(tdmaps::form_names()))
+  cli.add_option("--form", o.spec.form, "lambda's form: " + tdmaps::join_names(tdmaps::form_names()))
       ->check(CLI::IsMember(tdmaps::form_names()))
       ->capture_default_str();
   app::add_launch_options(cli, o.hints);
@@ -439,7 +440,7 @@ int collide_main(int argc, char* argv[]) {
       "\n"
       "Pairs are (i, j) with j < i, packed index p = i (i - 1) / 2 + j (row-major); spheres touching exactly\n"
       "do not collide. n = 1 is allowed (0 pairs); n = 0 is an error.\n"
-      "Exit status: 0 success, 2 usage error (options and their values), 1 runtime failure (input, memory, disk).\n"
+      "Exit status: 0 on success, 2 on a usage error (options and their values), 1 on a runtime failure (input, memory, disk).\n"
       "Progress of runs longer than ~2 s goes to stderr (a bar on a terminal, a line every 10 s otherwise);\n"
       "--quiet and --json silence it. An interrupted run (Ctrl-C, SIGTERM, SIGHUP) leaves no output file behind.\n"
       "Kokkos options (--kokkos-threads=N, --kokkos-device-id=N, ...) are passed to Kokkos; unknown ones are refused.");

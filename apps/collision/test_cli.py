@@ -13,36 +13,22 @@ bad input and options exit non-zero with a message and leave no output file
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+import clitest  # noqa: E402
+from clitest import check  # noqa: E402
+
 EXE = None
-PASSED = 0
-FAILED = 0
 GRID = float(2 ** 24)
 
 
-def check(cond, what):
-    global PASSED, FAILED
-    if cond:
-        PASSED += 1
-    else:
-        FAILED += 1
-        print("FAIL:", what, flush=True)
-
-
 def run(args, env_extra=None):
-    env = dict(os.environ)
-    env.setdefault("OMP_PROC_BIND", "false")
-    env.setdefault("OMP_NUM_THREADS", "2")
-    if env_extra:
-        env.update(env_extra)
-    p = subprocess.run([EXE] + [str(a) for a in args], capture_output=True, text=True, env=env, timeout=300)
-    return p.returncode, p.stdout, p.stderr
+    return clitest.run(EXE, args, env_extra)
 
 
 def spheres(n, dims, rmin, rmax, seed):
@@ -146,7 +132,7 @@ def check_results(tmp, path, s, label, extra):
 
 
 def expect_error(tmp, args, words, label, code):
-    """Exit status `code` (2 usage, 1 runtime), "tdmaps-collide: error:" and
+    """Exit status `code` (usage errors 2, runtime failures 1), "tdmaps-collide: error:" and
     `words` in the message, no output file, no temp file."""
     out_path = os.path.join(tmp, "err_out.npy")
     before = set(os.listdir(tmp))
@@ -312,8 +298,7 @@ def main():
         rc, out, _ = run(["--version"])
         check(rc == 0 and out.startswith("tdmaps-collide "), f"--version: {out!r}")
 
-    print(f"{PASSED} passed, {FAILED} failed")
-    return 0 if FAILED == 0 else 1
+    return clitest.summary()
 
 
 if __name__ == "__main__":

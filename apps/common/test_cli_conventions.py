@@ -30,36 +30,14 @@ import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import clitest  # noqa: E402
+from clitest import check, env_with, run  # noqa: E402
+
 EDM = COLLIDE = None
-PASSED = 0
-FAILED = 0
 
 COMMON_KEYS = {"tool", "version", "input", "seed", "n", "d", "precision", "map", "block", "kernel", "backend",
                "concurrency", "repeat", "ms", "ms_min", "ms_warmup", "ms_write", "ms_total", "output"}
-
-
-def check(cond, what):
-    global PASSED, FAILED
-    if cond:
-        PASSED += 1
-    else:
-        FAILED += 1
-        print("FAIL:", what, flush=True)
-
-
-def env_with(extra=None):
-    env = dict(os.environ)
-    env.setdefault("OMP_PROC_BIND", "false")
-    env.setdefault("OMP_NUM_THREADS", "2")
-    if extra:
-        env.update(extra)
-    return env
-
-
-def run(exe, args, extra=None, timeout=300):
-    p = subprocess.run([exe] + [str(a) for a in args], capture_output=True, text=True, env=env_with(extra),
-                       timeout=timeout)
-    return p.returncode, p.stdout, p.stderr
 
 
 def default_signals():
@@ -280,8 +258,7 @@ def main():
         rc, text = pty_run(EDM, ["--random", 3000, "--layout", "full", "--output", out], fast)
         check(rc == 0 and "[" in text and "%" in text and "GB/s" in text, f"terminal write bar: rc {rc} {text!r}")
 
-    print(f"{PASSED} passed, {FAILED} failed")
-    return 0 if FAILED == 0 else 1
+    return clitest.summary()
 
 
 if __name__ == "__main__":

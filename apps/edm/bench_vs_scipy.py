@@ -9,8 +9,8 @@ Both compute the condensed fp64 distance matrix of the same n x d points
 (each call allocates its output, as a caller of pdist pays); tdmaps-edm's is
 the best of `repeat` timed kernel runs after one warm-up, as it reports
 (output preallocated). The warm-up's time is printed too: it includes the
-first touch of the output's pages, which pdist pays on every call (on the
-2-core development VM that alone is ~0.45 s for 1 GB on 4 KiB pages).
+first touch of the output's pages, which pdist pays on every call (a large
+part of a call for outputs of gigabytes on 4 KiB pages).
 The figures printed: both times, the ratio scipy / tdmaps (> 1: tdmaps-edm
 is faster), and, unless --no-check, the largest difference between the two
 outputs. OpenMP: OMP_PROC_BIND=spread and OMP_PLACES=threads unless set.

@@ -4,7 +4,7 @@
 // (host and device memory, the output file's disk space) is checked before
 // anything is allocated; the output appears complete or not at all, also
 // when the run is interrupted (apps/common/output_file.hpp).
-#include "edm/edm.hpp"
+#include <tdmaps/edm.hpp>
 
 #include "common/cli.hpp"
 #include "common/launch_options.hpp"
@@ -361,7 +361,7 @@ const char* examples =
     "every pair whose value is within the fp64 cancellation bound of losing that accuracy (duplicates, close\n"
     "pairs of far points), so it is never less exact than the element kernel; auto picks it only where it is faster.\n"
     "\n"
-    "Exit status: 0 success, 2 usage error (options and their values), 1 runtime failure (input, memory, disk).\n"
+    "Exit status: 0 on success, 2 on a usage error (options and their values), 1 on a runtime failure (input, memory, disk).\n"
     "Progress of runs longer than ~2 s goes to stderr (a bar on a terminal, a line every 10 s otherwise);\n"
     "--quiet and --json silence it. An interrupted run (Ctrl-C, SIGTERM, SIGHUP) leaves no output file behind.\n"
     "Kokkos options (--kokkos-threads=N, --kokkos-device-id=N, ...) are passed to Kokkos; unknown ones are refused.\n"
@@ -390,7 +390,7 @@ int edm_main(int argc, char* argv[]) {
       ->capture_default_str()
       ->check(CLI::IsMember({"packed", "condensed", "full"}));
   cli.add_flag("--symmetric", o.symmetric, "full layout: write both halves (default: the lower triangle only)");
-  cli.add_option("--map", o.map.map, "triangular map")->capture_default_str()->check(CLI::IsMember(tdmaps::map_names()));
+  cli.add_option("--map", o.map.map, "triangular map")->capture_default_str()->check(CLI::IsMember(tdmaps::accepted_map_names()));
   cli.add_option("--sqrt", o.map.sqrt, "lambda map: square root")
       ->capture_default_str()
       ->check(CLI::IsMember(tdmaps::sqrt_names()));

@@ -11,35 +11,22 @@ and leave no output file (nor a temporary one) behind, and never touch an
 existing output. Prints "N passed, M failed"; exits 1 on any failure.
 """
 import os
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 from scipy.spatial.distance import pdist, squareform
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+import clitest  # noqa: E402
+from clitest import check  # noqa: E402
+
 BIN = None
 TMP = None
-passed = 0
-failed = []
 
 
 def run(args, env_extra=None):
-    env = dict(os.environ)
-    env.setdefault("OMP_PROC_BIND", "false")
-    env.setdefault("OMP_NUM_THREADS", "2")
-    if env_extra:
-        env.update(env_extra)
-    return subprocess.run([BIN] + args, capture_output=True, text=True, env=env, timeout=300)
-
-
-def check(name, cond, detail=""):
-    global passed
-    if cond:
-        passed += 1
-    else:
-        failed.append(name)
-        print(f"FAIL {name}: {detail}")
+    return clitest.run_process(BIN, args, env_extra)
 
 
 def close(got, ref, rtol):
@@ -83,14 +70,14 @@ def test_values():
                 continue
             out = path(f"c_{m}_{k}.npy")
             r = run(["--input", path("p64.npy"), "--map", m, "--kernel", k, "--block", "16", "--output", out])
-            check(f"condensed fp64 {m}/{k} runs", r.returncode == 0, r.stderr)
+            check(r.returncode == 0, f"condensed fp64 {m}/{k} runs", r.stderr)
             if r.returncode != 0:
                 continue
             got = np.load(out)
-            check(f"condensed fp64 {m}/{k} dtype", got.dtype == np.float64, str(got.dtype))
-            rtol = 1e-12 if k != "gemm" else 1e-6  # gemm: cancellation, see edm.hpp
+            check(got.dtype == np.float64, f"condensed fp64 {m}/{k} dtype", str(got.dtype))
+            rtol = 1e-12 if k != "gemm" else 1e-6  # gemm: cancellation bound (apps/edm/README.md)
             ok, why = close(got, ref64, rtol)
-            check(f"condensed fp64 {m}/{k} == pdist", ok, why)
+            check(ok, f"condensed fp64 {m}/{k} == pdist", why)
 
     # fp32 (dtype follows the file), every layout, against pdist/squareform.
     sq32 = squareform(ref32)
@@ -105,48 +92,48 @@ def test_values():
             block = block + ("".join(hints[1::2]) and "_" + "_".join(hints[1::2]))
             out = path(f"cond_{prec}.npy")
             r = run(["--input", path(src), "--layout", "condensed", *block_args, "--output", out])
-            check(f"condensed {prec} b{block} runs", r.returncode == 0, r.stderr)
+            check(r.returncode == 0, f"condensed {prec} b{block} runs", r.stderr)
             if r.returncode == 0:
                 got = np.load(out)
-                check(f"condensed {prec} dtype", got.dtype == dt, str(got.dtype))
+                check(got.dtype == dt, f"condensed {prec} dtype", str(got.dtype))
                 ok, why = close(got, ref, rtol)
-                check(f"condensed {prec} b{block} == pdist", ok, why)
+                check(ok, f"condensed {prec} b{block} == pdist", why)
 
             out = path(f"packed_{prec}.npy")
             r = run(["--input", path(src), "--layout", "packed", *block_args, "--output", out])
-            check(f"packed {prec} runs", r.returncode == 0, r.stderr)
+            check(r.returncode == 0, f"packed {prec} runs", r.stderr)
             if r.returncode == 0:
                 got = np.load(out)
-                check(f"packed {prec} shape", got.shape == (n * (n + 1) // 2,), str(got.shape))
+                check(got.shape == (n * (n + 1) // 2,), f"packed {prec} shape", str(got.shape))
                 ok, why = close(got, sq[tril], rtol)
-                check(f"packed {prec} b{block} == squareform lower", ok, why)
+                check(ok, f"packed {prec} b{block} == squareform lower", why)
 
             out = path(f"full_sym_{prec}.npy")
             r = run(["--input", path(src), "--layout", "full", "--symmetric", *block_args, "--output", out])
-            check(f"full symmetric {prec} runs", r.returncode == 0, r.stderr)
+            check(r.returncode == 0, f"full symmetric {prec} runs", r.stderr)
             if r.returncode == 0:
                 got = np.load(out)
                 ok, why = close(got, sq, rtol)
-                check(f"full symmetric {prec} b{block} == squareform", ok, why)
+                check(ok, f"full symmetric {prec} b{block} == squareform", why)
 
             out = path(f"full_{prec}.npy")
             r = run(["--input", path(src), "--layout", "full", *block_args, "--output", out])
-            check(f"full {prec} runs", r.returncode == 0, r.stderr)
+            check(r.returncode == 0, f"full {prec} runs", r.stderr)
             if r.returncode == 0:
                 got = np.load(out)
                 ok, why = close(np.tril(got), np.tril(sq), rtol)
-                check(f"full {prec} b{block} lower == squareform", ok, why)
-                check(f"full {prec} upper is zero", np.all(np.triu(got, 1) == 0), "upper triangle written")
+                check(ok, f"full {prec} b{block} lower == squareform", why)
+                check(np.all(np.triu(got, 1) == 0), f"full {prec} upper is zero", "upper triangle written")
 
     # --precision fp32 on an f8 file: rounded inputs, fp32 output.
     out = path("forced32.npy")
     r = run(["--input", path("p64.npy"), "--precision", "fp32", "--output", out])
-    check("--precision fp32 runs", r.returncode == 0, r.stderr)
+    check(r.returncode == 0, "--precision fp32 runs", r.stderr)
     if r.returncode == 0:
         got = np.load(out)
-        check("--precision fp32 dtype", got.dtype == np.float32, str(got.dtype))
+        check(got.dtype == np.float32, "--precision fp32 dtype", str(got.dtype))
         ok, why = close(got, pdist(x64.astype(np.float32).astype(np.float64)), 1e-5)
-        check("--precision fp32 == pdist of the rounded points", ok, why)
+        check(ok, "--precision fp32 == pdist of the rounded points", why)
 
     # .npy format versions 2.0 and 3.0 (4-byte header length).
     for version in [(2, 0), (3, 0)]:
@@ -155,19 +142,19 @@ def test_values():
             np.lib.format.write_array(f, x64, version=version)
         out = path(f"v{version[0]}_out.npy")
         r = run(["--input", src, "--output", out])
-        check(f".npy version {version} runs", r.returncode == 0, r.stderr)
+        check(r.returncode == 0, f".npy version {version} runs", r.stderr)
         if r.returncode == 0:
             ok, why = close(np.load(out), ref64, 1e-12)
-            check(f".npy version {version} == pdist", ok, why)
+            check(ok, f".npy version {version} == pdist", why)
 
     # CSV input.
     np.savetxt(path("p.csv"), x64, delimiter=",", fmt="%.17g")
     out = path("csv.npy")
     r = run(["--input", path("p.csv"), "--output", out])
-    check("csv runs", r.returncode == 0, r.stderr)
+    check(r.returncode == 0, "csv runs", r.stderr)
     if r.returncode == 0:
         ok, why = close(np.load(out), ref64, 1e-12)
-        check("csv == pdist", ok, why)
+        check(ok, "csv == pdist", why)
 
     # Larger d (run-time d path) and d = 1, 2, 4 (specialised).
     for dd in [1, 2, 4, 9]:
@@ -176,10 +163,10 @@ def test_values():
         for k in ["element", "tile"]:
             out = path(f"d{dd}_{k}.npy")
             r = run(["--input", path(f"pd{dd}.npy"), "--kernel", k, "--output", out])
-            check(f"d={dd} {k} runs", r.returncode == 0, r.stderr)
+            check(r.returncode == 0, f"d={dd} {k} runs", r.stderr)
             if r.returncode == 0:
                 ok, why = close(np.load(out), pdist(xd), 1e-12)
-                check(f"d={dd} {k} == pdist", ok, why)
+                check(ok, f"d={dd} {k} == pdist", why)
 
 
 def test_nan_and_small():
@@ -193,25 +180,25 @@ def test_nan_and_small():
     for k in ["element", "tile"]:
         out = path(f"nan_{k}.npy")
         r = run(["--input", path("nan.npy"), "--kernel", k, "--output", out])
-        check(f"NaN input {k} runs", r.returncode == 0, r.stderr)
+        check(r.returncode == 0, f"NaN input {k} runs", r.stderr)
         if r.returncode == 0:
             got = np.load(out)
-            check(f"NaN input {k}: same NaN/Inf pattern as pdist",
-                  np.array_equal(np.isnan(got), np.isnan(ref)) and np.array_equal(np.isinf(got), np.isinf(ref)),
+            check(np.array_equal(np.isnan(got), np.isnan(ref)) and np.array_equal(np.isinf(got), np.isinf(ref)),
+                  f"NaN input {k}: same NaN/Inf pattern as pdist",
                   f"{np.isnan(got).sum()} NaN vs {np.isnan(ref).sum()}")
             fin = np.isfinite(ref)
             ok, why = close(got[fin], ref[fin], 1e-12)
-            check(f"NaN input {k}: finite values", ok, why)
+            check(ok, f"NaN input {k}: finite values", why)
 
     # n = 1: empty condensed, one zero packed, 1 x 1 full.
     np.save(path("one.npy"), np.array([[1.5, -2.0]]))
     for layout, shape in [("condensed", (0,)), ("packed", (1,)), ("full", (1, 1))]:
         out = path(f"one_{layout}.npy")
         r = run(["--input", path("one.npy"), "--layout", layout, "--output", out])
-        check(f"n=1 {layout} runs", r.returncode == 0, r.stderr)
+        check(r.returncode == 0, f"n=1 {layout} runs", r.stderr)
         if r.returncode == 0:
             got = np.load(out)
-            check(f"n=1 {layout} shape", got.shape == shape and np.all(got == 0), f"{got.shape} {got}")
+            check(got.shape == shape and np.all(got == 0), f"n=1 {layout} shape", f"{got.shape} {got}")
 
     # --random is deterministic per seed and inside [0, 1)^D.
     a, b, c = path("r1.npy"), path("r2.npy"), path("r3.npy")
@@ -219,12 +206,12 @@ def test_nan_and_small():
     r2 = run(["--random", "50", "--dims", "2", "--seed", "9", "--output", b])
     r3 = run(["--random", "50", "--dims", "2", "--seed", "10", "--output", c])
     ok = r1.returncode == 0 and r2.returncode == 0 and r3.returncode == 0
-    check("--random runs", ok, r1.stderr + r2.stderr + r3.stderr)
+    check(ok, "--random runs", r1.stderr + r2.stderr + r3.stderr)
     if ok:
         ga, gb, gc = np.load(a), np.load(b), np.load(c)
-        check("--random same seed, same output", np.array_equal(ga, gb), "")
-        check("--random other seed, other output", not np.array_equal(ga, gc), "")
-        check("--random distances in [0, sqrt(2))", ga.shape == (1225,) and ga.min() >= 0 and ga.max() < np.sqrt(2), "")
+        check(np.array_equal(ga, gb), "--random same seed, same output", "")
+        check(not np.array_equal(ga, gc), "--random other seed, other output", "")
+        check(ga.shape == (1225,) and ga.min() >= 0 and ga.max() < np.sqrt(2), "--random distances in [0, sqrt(2))", "")
 
     # --json prints one parseable line.
     r = run(["--random", "100", "--dims", "3", "--json", "--repeat", "2"])
@@ -234,19 +221,19 @@ def test_nan_and_small():
         ok = r.returncode == 0 and j["n"] == 100 and j["d"] == 3 and j["layout"] == "condensed" and j["ms"] >= 0
     except Exception as e:  # noqa: BLE001
         ok, j = False, e
-    check("--json", ok, f"{r.stdout!r} {j}")
+    check(ok, "--json", f"{r.stdout!r} {j}")
 
 
 def expect_error(name, args, out, must_mention=None):
     r = run(args + (["--output", out] if out else []))
     msg = r.stderr
-    check(f"error: {name}: non-zero exit", r.returncode != 0, f"rc {r.returncode}, stdout {r.stdout!r}")
-    check(f"error: {name}: message", msg.startswith("tdmaps-edm: error: "), repr(msg))
+    check(r.returncode != 0, f"error: {name}: non-zero exit", f"rc {r.returncode}, stdout {r.stdout!r}")
+    check(msg.startswith("tdmaps-edm: error: "), f"error: {name}: message", repr(msg))
     if must_mention:
-        check(f"error: {name}: mentions {must_mention!r}", must_mention.lower() in msg.lower(), repr(msg))
+        check(must_mention.lower() in msg.lower(), f"error: {name}: mentions {must_mention!r}", repr(msg))
     if out:
-        check(f"error: {name}: no output left", not leftovers(out), str(leftovers(out)))
-    check(f"error: {name}: exit 1 (runtime) or 2 (usage), no crash", r.returncode in (1, 2), f"rc {r.returncode}")
+        check(not leftovers(out), f"error: {name}: no output left", str(leftovers(out)))
+    check(r.returncode in (1, 2), f"error: {name}: exit 1 (runtime) or 2 (usage), no crash", f"rc {r.returncode}")
 
 
 def test_errors():
@@ -309,9 +296,9 @@ def test_errors():
     np.save(keep, np.arange(3.0))
     before = open(keep, "rb").read()
     r = run(["--input", path("int.npy"), "--output", keep])
-    check("existing output kept on failure: non-zero exit", r.returncode != 0, r.stderr)
-    check("existing output kept on failure: unchanged", open(keep, "rb").read() == before, "")
-    check("existing output kept on failure: no temp", [f for f in os.listdir(TMP) if f.startswith("keep.npy.tmp")] == [],
+    check(r.returncode != 0, "existing output kept on failure: non-zero exit", r.stderr)
+    check(open(keep, "rb").read() == before, "existing output kept on failure: unchanged", "")
+    check([f for f in os.listdir(TMP) if f.startswith("keep.npy.tmp")] == [], "existing output kept on failure: no temp",
           "")
 
 
@@ -325,8 +312,7 @@ def main():
         test_values()
         test_nan_and_small()
         test_errors()
-    print(f"{passed} passed, {len(failed)} failed")
-    sys.exit(1 if failed else 0)
+    sys.exit(clitest.summary())
 
 
 if __name__ == "__main__":

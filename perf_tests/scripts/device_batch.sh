@@ -46,7 +46,7 @@ python3 "$REPO/apps/demo.py" --bin "$BIN" --n 30720 --repeat 10 2>&1 | tee "$L/d
 say "issue targets: EDM and collision tile kernels (n = 30720, 65536; block 32; 20 iterations)"
 budget_sweep 330 --bin "$BIN/tdmaps_bench_maps" --groups ceiling,edm,collision --out "$OUT/targets_apps" -- \
   --edm-n=30720,65536 --edm-d=2,4 --edm-rho=32 --edm-layouts=packed,condensed,full --edm-kernels=tile,linear \
-  --maps=bb,lambda_rsqrt,rb,rec,h --collision-n=30720 --collision-rho=32 --collision-dims=3 \
+  --maps=bb,lambda_rsqrt,rb,rec,hadouken --collision-n=30720 --collision-rho=32 --collision-dims=3 \
   --collision-results=$ALL_RESULTS --collision-kernels=tile,linear --iters=20 2>&1 | tail -40 | tee "$L/targets_apps.txt"
 
 say "launch shape of the tile kernels: team threads x blocks per team (n = 30720)"

@@ -33,7 +33,7 @@ budget_sweep 240 --bin "$BIN/tdmaps_bench_maps" --groups edm,collision --out "$O
 
 say "launch paths and the dummy (n = 30720; dummy at block sides 8 and 32)"
 budget_sweep 120 --bin "$BIN/tdmaps_bench_maps" --groups dummy,launch --out "$OUT/launch" -- \
-  --n=30720 --rho=8,32 --maps=bb,lambda_rsqrt,lambda_rsqrt_eps,lambda_sqrt,rb,h \
+  --n=30720 --rho=8,32 --maps=bb,lambda_rsqrt,lambda_rsqrt_eps,lambda_sqrt,rb,hadouken \
   --launch-n=30720 --launch-rho=32 --iters=20 2>&1 | tail -40 | tee "$L/launch.txt"
 
 say "racecheck and synccheck of the tile kernels (library defaults)"

@@ -27,7 +27,7 @@ import tempfile
 MAP_STYLE = {
     "bb": "#000000", "lambda_rsqrt": "#d62728", "lambda_rsqrt_eps": "#ff9896", "lambda_sqrt": "#1f77b4",
     "lambda_sqrt_eps": "#aec7e8", "lambda_newton": "#2ca02c", "lambda_newton_eps": "#98df8a",
-    "lambda_fp64": "#9467bd", "lambda_fp64_eps": "#c5b0d5", "rb": "#ff7f0e", "rec": "#8c564b", "h": "#e377c2",
+    "lambda_fp64": "#9467bd", "lambda_fp64_eps": "#c5b0d5", "rb": "#ff7f0e", "rec": "#8c564b", "h": "#e377c2", "hadouken": "#e377c2",
     "utm": "#7f7f7f",
 }
 LAUNCH_STYLE = {"tdmaps": "#d62728", "team_flat": "#1f77b4", "tdmaps_t1024": "#ff7f0e", "range": "#2ca02c",

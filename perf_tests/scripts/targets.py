@@ -21,7 +21,7 @@ import os
 import sys
 
 BLOCK_SPACE = {"lambda_rsqrt", "lambda_rsqrt_eps", "lambda_sqrt", "lambda_sqrt_eps", "lambda_newton",
-               "lambda_newton_eps", "lambda_fp64", "lambda_fp64_eps", "rb", "rec", "h"}
+               "lambda_newton_eps", "lambda_fp64", "lambda_fp64_eps", "rb", "rec", "h", "hadouken"}
 
 
 def die(msg):

@@ -29,7 +29,7 @@ ROWS = [
     row("launch", "edm_full_d4.tdmaps_tile", "lambda_rsqrt", 32, 30720, 0.7, vs_cuda=0.98),
     row("launch", "edm_full_d4.tdmaps_tile", "bb", 32, 65536, 9.0, vs_cuda=3.0),  # other n: ignored
     # EDM d = 4: the fastest case has wrong output and must not count; 0.60 ms meets 0.65.
-    row("edm", "packed_d4_element", "h", 32, 30720, 0.50, I=1.9, errors=3),
+    row("edm", "packed_d4_element", "hadouken", 32, 30720, 0.50, I=1.9, errors=3),
     row("edm", "packed_d4_tile", "lambda_rsqrt", 32, 30720, 0.60, I=1.2),
     row("edm", "condensed_d4_tile_t128", "rb", 32, 30720, 0.62, I=1.1),
     row("edm", "packed_d4_tile", "lambda_rsqrt", 16, 30720, 0.40),  # block side 16: not a target case
@@ -45,8 +45,8 @@ ROWS = [
     # tiled case at block side 16, 0.30 ms, is not a target case).
     row("collision", "3d_intflags_tile", "lambda_rsqrt", 32, 30720, 0.85, I=1.2),
     row("collision", "3d_intflags_element", "bb", 32, 30720, 1.02),
-    row("collision", "3d_flags_tile", "h", 32, 30720, 0.45, I=1.1),
-    row("collision", "3d_rowflags_tile", "h", 32, 30720, 0.40, I=1.1),
+    row("collision", "3d_flags_tile", "hadouken", 32, 30720, 0.45, I=1.1),
+    row("collision", "3d_rowflags_tile", "hadouken", 32, 30720, 0.40, I=1.1),
     row("collision", "3d_tileflags_tile", "lambda_rsqrt", 32, 30720, 0.38, I=1.2),
     row("collision", "3d_tileflags_tile", "lambda_rsqrt", 16, 30720, 0.30),
 ]
@@ -103,7 +103,7 @@ class TargetsTest(unittest.TestCase):
         self.assertEqual(table[target][2], "collision/3d_tileflags_tile/lambda_rsqrt/r32/n30720", out)
         # Without the tiled case the row-aligned one (0.40 ms, 2.12x) is the fastest.
         table, out = self.run_targets([r for r in ROWS if "tileflags" not in r["variant"]])
-        self.assertEqual(table[target][2], "collision/3d_rowflags_tile/h/r32/n30720", out)
+        self.assertEqual(table[target][2], "collision/3d_rowflags_tile/hadouken/r32/n30720", out)
         self.assertTrue(table[target][1].startswith("2.12x"), out)
         self.assertEqual(table[target][3], "met", out)
 

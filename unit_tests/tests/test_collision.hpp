@@ -1,4 +1,4 @@
-// The collision app (apps/collision/collision.hpp) against an independent
+// The collision app (<tdmaps/collision.hpp>, apps/collision/include) against an independent
 // oracle: a host fp64 nested loop over the strict lower triangle. Every result
 // (count, bit flags, row-aligned and tiled bit flags, pair list, int flags)
 // of every map (tile kernel: the block-space maps; element kernel: every map,
@@ -6,7 +6,7 @@
 // n; outputs poisoned first.
 #include "oracle.hpp"
 
-#include "collision/collision.hpp"
+#include <tdmaps/collision.hpp>
 
 #include <gtest/gtest.h>
 

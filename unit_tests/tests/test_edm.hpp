@@ -1,4 +1,4 @@
-// EDM app kernels (apps/edm/edm.hpp) against a host fp64 nested-loop oracle:
+// EDM app kernels (<tdmaps/edm.hpp>, apps/edm/include) against a host fp64 nested-loop oracle:
 // every layout (packed, condensed, full lower-only and symmetric) x every map
 // (element kernel: BB, lambda rsqrt exact, RB, REC, UTM, H; tile kernel: the
 // block-space ones) x d in {1, 2, 3, 4, 7} x fp32/fp64 x n in {1, 2, 17, 33,
@@ -9,9 +9,9 @@
 // formula cancels (held to the element kernel's tolerance, NaN/Inf exactly
 // as the element kernel), and argument checks.
 //
-// The include path "edm/edm.hpp" comes from linking tdmaps::edm
+// <tdmaps/edm.hpp> comes from linking tdmaps::edm
 // (unit_tests/CMakeLists.txt leaves this file out when the apps are disabled).
-#include "edm/edm.hpp"
+#include <tdmaps/edm.hpp>
 #include "oracle.hpp"
 
 #include <gtest/gtest.h>
@@ -48,7 +48,7 @@ void for_each_test_map(bool block_space_only, F&& f) {
   f(MapTag<tdmaps::LambdaMap<tdmaps::SqrtRsqrt, tdmaps::Exact>>{}, "lambda_rsqrt");
   f(MapTag<tdmaps::RectangularBoxMap>{}, "rb");
   f(MapTag<tdmaps::RecursiveMap>{}, "rec");
-  f(MapTag<tdmaps::HadoukenMap>{}, "h");
+  f(MapTag<tdmaps::HadoukenMap>{}, "hadouken");
   if (!block_space_only) f(MapTag<tdmaps::UpperTriangularMap>{}, "utm");
 }
 

@@ -3,6 +3,8 @@
 // loop over rows knows the answer without any square root.
 #include "oracle.hpp"
 
+#include <tdmaps/detail/intrinsics.hpp>  // internals under test: sqrt_rn_or_flag, shift_in_sign
+
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -10,6 +12,8 @@
 #include <vector>
 
 namespace {
+
+namespace intrinsics = tdmaps::detail::intrinsics;
 
 using tdmaps::index_t;
 using ExecSpace = TEST_EXECSPACE;
@@ -294,14 +298,14 @@ struct SqrtFlagCheck {
     } else {
       const float t = static_cast<float>(k - ne - block) * 0x1p-22f;  // [0, 1)
       const float d = t * 1.7320508f;                                 // up to the unit box's diagonal
-      u = tdmaps::intrinsics::float_bits(d * d);
+      u = intrinsics::float_bits(d * d);
     }
-    const float x = tdmaps::intrinsics::int_as_float(static_cast<std::int32_t>(u));
+    const float x = intrinsics::int_as_float(static_cast<std::int32_t>(u));
     bool odd = false;
-    const float y = tdmaps::intrinsics::sqrt_rn_or_flag(x, odd);
+    const float y = intrinsics::sqrt_rn_or_flag(x, odd);
     const bool in_range = x >= 0x1p-101f && x <= 3.40282347e+38f;
     if (odd == in_range) ++wrong;
-    if (!odd && tdmaps::intrinsics::float_bits(y) != tdmaps::intrinsics::float_bits(tdmaps::intrinsics::sqrt_rn(x)))
+    if (!odd && intrinsics::float_bits(y) != intrinsics::float_bits(intrinsics::sqrt_rn(x)))
       ++wrong;
   }
 };
@@ -339,9 +343,9 @@ struct ShiftInSignCheck {
     std::uint32_t word = hash(static_cast<std::uint64_t>(k) << 6), expect = 0;
     for (int s = 0; s < 32; ++s) {
       const std::uint32_t u = hash((static_cast<std::uint64_t>(k) << 6) + 1 + static_cast<std::uint64_t>(s));
-      const float x = tdmaps::intrinsics::int_as_float(static_cast<std::int32_t>(u));
+      const float x = intrinsics::int_as_float(static_cast<std::int32_t>(u));
       const std::uint32_t before = word;
-      word = tdmaps::intrinsics::shift_in_sign(word, x);
+      word = intrinsics::shift_in_sign(word, x);
       const std::uint32_t sign = (u & 0x80000000u) != 0 ? 1u : 0u;
       if (word != ((before << 1) | sign)) ++wrong;
       expect = (expect << 1) | sign;
@@ -357,8 +361,8 @@ TEST(TEST_CATEGORY, shift_in_sign_gathers_the_sign_bits) {
                           ShiftInSignCheck{}, wrong);
   EXPECT_EQ(wrong, 0);
   // The edges by name: -0 and a NaN with the sign set count as negative.
-  EXPECT_EQ(tdmaps::intrinsics::shift_in_sign(0x80000001u, -0.0f), 0x00000003u);
-  EXPECT_EQ(tdmaps::intrinsics::shift_in_sign(0x80000001u, 0.0f), 0x00000002u);
-  EXPECT_EQ(tdmaps::intrinsics::shift_in_sign(0u, -std::numeric_limits<float>::quiet_NaN()), 1u);
-  EXPECT_EQ(tdmaps::intrinsics::shift_in_sign(0u, std::numeric_limits<float>::infinity()), 0u);
+  EXPECT_EQ(intrinsics::shift_in_sign(0x80000001u, -0.0f), 0x00000003u);
+  EXPECT_EQ(intrinsics::shift_in_sign(0x80000001u, 0.0f), 0x00000002u);
+  EXPECT_EQ(intrinsics::shift_in_sign(0u, -std::numeric_limits<float>::quiet_NaN()), 1u);
+  EXPECT_EQ(intrinsics::shift_in_sign(0u, std::numeric_limits<float>::infinity()), 0u);
 }

@@ -8,9 +8,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -180,10 +183,24 @@ TEST(TEST_CATEGORY, map_h_large_sides_invert) {
   }
 }
 
+// Dispatch by name: "hadouken" and its alias "h" both give HadoukenMap, and
+// the label says hadouken either way.
 TEST(TEST_CATEGORY, map_h_dispatch_by_name) {
-  bool called = false;
-  tdmaps::with_map(tdmaps::MapSpec{"h", "rsqrt", "exact"}, tdmaps::Domain2(100, 16), [&](auto map) {
-    called = std::string(decltype(map)::name) == "h";
-  });
-  EXPECT_TRUE(called);
+  for (const std::string name : {"hadouken", "h"}) {
+    const tdmaps::MapSpec spec{name, "rsqrt", "exact"};
+    bool called = false;
+    tdmaps::with_map(spec, tdmaps::Domain2(100, 16), [&](auto map) {
+      called = std::is_same<decltype(map), tdmaps::HadoukenMap>::value && std::string(decltype(map)::name) == "hadouken";
+    });
+    EXPECT_TRUE(called) << name;
+    EXPECT_EQ(spec.label(), "hadouken") << name;
+  }
+  const auto& names = tdmaps::map_names();
+  EXPECT_NE(std::find(names.begin(), names.end(), "hadouken"), names.end());
+  EXPECT_EQ(std::find(names.begin(), names.end(), "h"), names.end()) << "map_names() lists names, not aliases";
+  const auto& accepted = tdmaps::accepted_map_names();
+  EXPECT_NE(std::find(accepted.begin(), accepted.end(), "h"), accepted.end());
+  EXPECT_NE(std::find(accepted.begin(), accepted.end(), "hadouken"), accepted.end());
+  EXPECT_THROW(tdmaps::with_map(tdmaps::MapSpec{"hadoken", "rsqrt", "exact"}, tdmaps::Domain2(100, 16), [](auto) {}),
+               std::invalid_argument);
 }

@@ -21,17 +21,18 @@ inline bool is_valid_block_side(int rho) { return rho == 8 || rho == 16 || rho =
 constexpr index_t max_side = index_t(1) << 31;
 
 struct Domain2 {
-  index_t n = 0;    ///< problem side
-  index_t nb = 0;   ///< block rows, ceil(n / rho)
-  int rho = 8;      ///< block side
+  index_t n = 0;   ///< problem side
+  index_t nb = 0;  ///< block rows, ceil(n / rho)
+  int rho = 8;     ///< block side
   Triangle triangle = Triangle::lower;
 
   Domain2() = default;
   Domain2(index_t n_, int rho_, Triangle t = Triangle::lower) : n(n_), rho(rho_), triangle(t) {
     if (n_ < 0) throw std::invalid_argument("tdmaps: problem side n = " + std::to_string(n_) + " is negative");
     if (n_ > max_side)
-      throw std::invalid_argument("tdmaps: problem side n = " + std::to_string(n_) + " exceeds the largest supported side " +
-                                  std::to_string(max_side) + " (n (n + 1) / 2 must fit 64-bit indices)");
+      throw std::invalid_argument("tdmaps: problem side n = " + std::to_string(n_) +
+                                  " exceeds the largest supported side " + std::to_string(max_side) +
+                                  " (n (n + 1) / 2 must fit 64-bit indices)");
     if (!is_valid_block_side(rho_))
       throw std::invalid_argument("tdmaps: block side rho = " + std::to_string(rho_) + " is not one of 8, 16, 32");
     nb = (n_ + rho_ - 1) / rho_;

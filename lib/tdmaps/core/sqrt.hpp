@@ -2,7 +2,8 @@
 #define TDMAPS_CORE_SQRT_HPP
 
 // The square-root variants of lambda(omega) (sec. 3.3 of the journal paper),
-// one empty tag type per algorithm, and the two forms of the map:
+// one empty tag type per algorithm (each names its precision, `real_type`, and
+// gives `static real_type sqrt(real_type)`), and the two forms of the map:
 //   Epsilon - the papers' form: i = floor(sqrt(1/4 + 2 omega) - 1/2 + 1e-4),
 //             kept for measurement; wrong once fp32 runs out of digits.
 //   Exact   - the same guess, then the 64-bit integer checks
@@ -10,8 +11,9 @@
 //             branch, never taken in the fp32-exact range) is replaced by the
 //             exact double-precision root.
 
-#include <tdmaps/core/intrinsics.hpp>
 #include <tdmaps/core/triangular.hpp>
+#include <tdmaps/detail/intrinsics.hpp>
+#include <tdmaps/detail/lambda_guess.hpp>
 
 #include <type_traits>
 
@@ -19,15 +21,17 @@ namespace tdmaps {
 
 /// lambda_X: IEEE single-precision sqrt (__fsqrt_rn on CUDA).
 struct SqrtIEEE {
+  using real_type = float;
   static constexpr const char* name = "sqrt";
-  KOKKOS_FORCEINLINE_FUNCTION static float sqrt(float x) { return intrinsics::sqrt_rn(x); }
+  KOKKOS_FORCEINLINE_FUNCTION static float sqrt(float x) { return detail::intrinsics::sqrt_rn(x); }
 };
 /// lambda_N: three Newton-Raphson steps on the 0x5f3759df reciprocal-sqrt guess.
 struct SqrtNewton {
+  using real_type = float;
   static constexpr const char* name = "newton";
   KOKKOS_FORCEINLINE_FUNCTION static float sqrt(float x) {
     const float half = 0.5f * x;
-    float y = intrinsics::int_as_float(0x5f3759df - (intrinsics::float_as_int(x) >> 1));
+    float y = detail::intrinsics::int_as_float(0x5f3759df - (detail::intrinsics::float_as_int(x) >> 1));
     y = y * (1.5f - half * y * y);
     y = y * (1.5f - half * y * y);
     y = y * (1.5f - half * y * y);
@@ -36,13 +40,15 @@ struct SqrtNewton {
 };
 /// lambda_R: x * rsqrt(x) with the hardware reciprocal square root (eq. (9)).
 struct SqrtRsqrt {
+  using real_type = float;
   static constexpr const char* name = "rsqrt";
-  KOKKOS_FORCEINLINE_FUNCTION static float sqrt(float x) { return x * intrinsics::rsqrt(x); }
+  KOKKOS_FORCEINLINE_FUNCTION static float sqrt(float x) { return x * detail::intrinsics::rsqrt(x); }
 };
 /// Double-precision sqrt: exact to far beyond any launchable league.
 struct SqrtDouble {
+  using real_type = double;
   static constexpr const char* name = "fp64";
-  KOKKOS_FORCEINLINE_FUNCTION static double sqrt(double x) { return intrinsics::sqrt_d(x); }
+  KOKKOS_FORCEINLINE_FUNCTION static double sqrt(double x) { return detail::intrinsics::sqrt_d(x); }
 };
 
 /// The papers' form, with their epsilon = 1e-4 and no correction.
@@ -54,29 +60,6 @@ struct Exact {
   static constexpr const char* name = "exact";
 };
 
-namespace impl {
-
-template <class Sqrt>
-struct SqrtReal {
-  using type = float;
-};
-template <>
-struct SqrtReal<SqrtDouble> {
-  using type = double;
-};
-
-/// The row guess of eq. (4) with the papers' epsilon (no correction).
-/// `offset` is 1/2 for eq. (4) (diagonal included) and -1/2 for eq. (5).
-template <class Sqrt>
-KOKKOS_FORCEINLINE_FUNCTION index_t lambda_guess(index_t omega, bool with_diagonal) {
-  using real = typename SqrtReal<Sqrt>::type;
-  const real x = real(0.25) + real(2) * static_cast<real>(omega);
-  const real r = Sqrt::sqrt(x) + (with_diagonal ? real(-0.5) : real(0.5)) + real(1e-4);
-  return static_cast<index_t>(r);
-}
-
-}  // namespace impl
-
 /// Block (i, j) of linear block index omega in a lower triangle incl.
 /// diagonal, eq. (4): i from the sqrt guess, j = omega - T(i).
 /// Exact: the check T(i) <= omega < T(i+1) is 0 <= j <= i on the j that eq. (4)
@@ -85,7 +68,7 @@ KOKKOS_FORCEINLINE_FUNCTION index_t lambda_guess(index_t omega, bool with_diagon
 /// the exact root is computed once per block.
 template <class Sqrt, class Form = Exact>
 KOKKOS_FORCEINLINE_FUNCTION void lambda_block(index_t omega, index_t& i, index_t& j) {
-  i = impl::lambda_guess<Sqrt>(omega, true);
+  i = detail::lambda_guess<Sqrt>(omega, true);
   j = omega - tri(i);
   if (std::is_same<Form, Exact>::value) {
     if (j < 0 || j > i) {
@@ -107,7 +90,7 @@ KOKKOS_FORCEINLINE_FUNCTION index_t lambda_row(index_t omega) {
 /// row i starts at T(i - 1) and holds i elements.
 template <class Sqrt, class Form = Exact>
 KOKKOS_FORCEINLINE_FUNCTION index_t lambda_row_strict(index_t omega) {
-  index_t i = impl::lambda_guess<Sqrt>(omega, false);
+  index_t i = detail::lambda_guess<Sqrt>(omega, false);
   if (std::is_same<Form, Exact>::value) {
     if (tri(i - 1) > omega || tri(i) <= omega) i = tri_root(omega) + 1;
   }

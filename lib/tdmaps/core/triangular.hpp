@@ -1,10 +1,10 @@
 #ifndef TDMAPS_CORE_TRIANGULAR_HPP
 #define TDMAPS_CORE_TRIANGULAR_HPP
 
-// Triangular / tetrahedral numbers and their exact integer inverses.
+// Triangular numbers and their exact integer inverse.
 
-#include <tdmaps/core/intrinsics.hpp>
 #include <tdmaps/core/types.hpp>
+#include <tdmaps/detail/intrinsics.hpp>
 
 #include <cstdint>
 
@@ -20,7 +20,7 @@ KOKKOS_FORCEINLINE_FUNCTION constexpr index_t tri(index_t i) { return i * (i + 1
 /// guess of eq. (4) is within one of the answer there, and the integer checks
 /// tri(i) <= omega < tri(i+1) fix it.
 KOKKOS_FORCEINLINE_FUNCTION index_t tri_root(index_t omega) {
-  index_t i = static_cast<index_t>(intrinsics::sqrt_d(0.25 + 2.0 * static_cast<double>(omega)) - 0.5);
+  index_t i = static_cast<index_t>(detail::intrinsics::sqrt_d(0.25 + 2.0 * static_cast<double>(omega)) - 0.5);
   while (tri(i) > omega) --i;
   while (tri(i + 1) <= omega) ++i;
   return i;

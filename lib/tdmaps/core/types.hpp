@@ -22,11 +22,6 @@ enum class Triangle {
   strict_lower  ///< j <  i < n
 };
 
-/// Tag of maps that send a league rank to a block (tile kernels allowed).
-struct BlockSpaceTag {};
-/// Tag of maps that send a linear thread index to one element (element kernels only).
-struct ThreadSpaceTag {};
-
 }  // namespace tdmaps
 
 #endif

@@ -6,6 +6,7 @@
 // optimized BB, sec. 4.2 of the journal paper): nb (nb - 1) / 2 wasted blocks.
 
 #include <tdmaps/core/domain.hpp>
+#include <tdmaps/maps/map_concept.hpp>
 
 namespace tdmaps {
 
@@ -21,10 +22,10 @@ struct BoundingBoxMap {
 
   KOKKOS_FUNCTION index_t league_size() const { return domain.nb * domain.nb; }
   /// Row bi = omega / nb by an integer division (nvcc takes a 32-bit path
-  /// while omega < 2^32). A multiplication with a stored 1 / nb and integer
-  /// checks instead ran 86 SASS instructions per launched warp of the
-  /// element path against 82 (64-bit conversions and products; Nsight
-  /// Compute, perf_tests/results/h100/rowflags/check_a7470c3/).
+  /// while omega < 2^32), not a multiplication by a stored 1 / nb with
+  /// integer checks: the checks' 64-bit conversions and products cost every
+  /// launched warp more than the division saves. The `launch` group's
+  /// `edm_packed_d2.tdmaps` case under BB at block side 32 decides it.
   KOKKOS_FORCEINLINE_FUNCTION bool block(index_t omega, Block2& b) const {
     b.bi = omega / domain.nb;
     b.bj = omega - b.bi * domain.nb;

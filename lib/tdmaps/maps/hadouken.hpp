@@ -67,8 +67,9 @@
 // trivially copyable; nothing grows with n.
 
 #include <tdmaps/core/domain.hpp>
-#include <tdmaps/core/intrinsics.hpp>
 #include <tdmaps/core/triangular.hpp>
+#include <tdmaps/detail/intrinsics.hpp>
+#include <tdmaps/maps/map_concept.hpp>
 
 #include <cstdint>
 #include <limits>
@@ -78,28 +79,30 @@
 
 namespace tdmaps {
 
+/// Named "hadouken"; with_map also takes the short name "h".
 struct HadoukenMap {
   using space_tag = BlockSpaceTag;
-  static constexpr const char* name = "h";
+  static constexpr const char* name = "hadouken";
 
   /// Room for one H-triangle per set bit of nb <= max_side / 8 = 2^28.
   static constexpr int max_triangles = 32;
 
   Domain2 domain;
-  int triangles = 0;                           ///< t: launches are 2t - 1
-  std::int32_t offset[max_triangles] = {};     ///< block offset o of triangle p (at (o, o))
-  std::int8_t log2_side[max_triangles] = {};   ///< k of triangle p: side 2^k
+  int triangles = 0;                          ///< t: launches are 2t - 1
+  std::int32_t offset[max_triangles] = {};    ///< block offset o of triangle p (at (o, o))
+  std::int8_t log2_side[max_triangles] = {};  ///< k of triangle p: side 2^k
 
   HadoukenMap() = default;
   explicit HadoukenMap(const Domain2& d) : domain(d) {
     // Block offsets are int32 here: max_side / 8 block rows must fit.
-    static_assert(max_side / 8 <= index_t(std::numeric_limits<std::int32_t>::max()), "tdmaps::HadoukenMap: block offsets must fit int32");
+    static_assert(max_side / 8 <= index_t(std::numeric_limits<std::int32_t>::max()),
+                  "tdmaps::HadoukenMap: block offsets must fit int32");
     index_t o = 0, rows_left = d.nb;
     while (rows_left > 0) {
       if (triangles == max_triangles)
         throw std::logic_error("tdmaps::HadoukenMap: nb = " + std::to_string(d.nb) + " needs more than " +
                                std::to_string(max_triangles) + " triangles");
-      const int len = intrinsics::bit_length(static_cast<std::uint64_t>(rows_left));
+      const int len = detail::intrinsics::bit_length(static_cast<std::uint64_t>(rows_left));
       // rows_left = 2^j - 1, j >= 2: one padded triangle of side 2^j ends the list.
       const bool pad = rows_left >= 3 && (rows_left & (rows_left + 1)) == 0;
       const int k = pad ? len : len - 1;
@@ -149,7 +152,7 @@ struct HadoukenMap {
       const index_t r = omega - side;
       const auto by = static_cast<std::uint32_t>(r >> (k - 1));
       const auto bx = static_cast<std::uint32_t>(r & ((side >> 1) - 1));
-      const int h = intrinsics::bit_length(by + 1u);
+      const int h = detail::intrinsics::bit_length(by + 1u);
       const std::uint32_t q = (bx >> (h - 1)) << (h - 1);
       b.bi = o + by + 1 + 2 * index_t(q);
       b.bj = o + bx + q;

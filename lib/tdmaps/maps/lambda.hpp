@@ -9,6 +9,9 @@
 
 #include <tdmaps/core/domain.hpp>
 #include <tdmaps/core/sqrt.hpp>
+#include <tdmaps/maps/map_concept.hpp>
+
+#include <type_traits>
 
 namespace tdmaps {
 

@@ -19,6 +19,8 @@
 // checked for every n by the coverage tests.)
 
 #include <tdmaps/core/domain.hpp>
+#include <tdmaps/core/triangular.hpp>
+#include <tdmaps/maps/map_concept.hpp>
 
 namespace tdmaps {
 

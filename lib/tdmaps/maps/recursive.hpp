@@ -21,7 +21,10 @@
 // l = 1 .. D is depth D - l.
 
 #include <tdmaps/core/domain.hpp>
-#include <tdmaps/core/intrinsics.hpp>
+#include <tdmaps/detail/intrinsics.hpp>
+#include <tdmaps/maps/map_concept.hpp>
+
+#include <cstdint>
 
 namespace tdmaps {
 
@@ -34,7 +37,7 @@ struct RecursiveMap {
 
   RecursiveMap() = default;
   explicit RecursiveMap(const Domain2& d)
-      : domain(d), depths(d.nb > 1 ? intrinsics::bit_length(static_cast<std::uint64_t>(d.nb - 1)) : 0) {}
+      : domain(d), depths(d.nb > 1 ? detail::intrinsics::bit_length(static_cast<std::uint64_t>(d.nb - 1)) : 0) {}
   RecursiveMap(index_t n, int rho, Triangle t = Triangle::lower) : RecursiveMap(Domain2(n, rho, t)) {}
 
   int launches() const { return domain.nb > 0 ? depths + 1 : 0; }

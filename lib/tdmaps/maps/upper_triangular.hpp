@@ -14,7 +14,8 @@
 // A thread-space map serves element kernels only.
 
 #include <tdmaps/core/domain.hpp>
-#include <tdmaps/core/intrinsics.hpp>
+#include <tdmaps/detail/intrinsics.hpp>
+#include <tdmaps/maps/map_concept.hpp>
 
 namespace tdmaps {
 
@@ -36,7 +37,7 @@ struct UpperTriangularMap {
   KOKKOS_FORCEINLINE_FUNCTION void element(index_t k, index_t& i, index_t& j) const {
     const index_t disc = big_n * (big_n - 1) - 2 * k;
     index_t a = static_cast<index_t>(static_cast<double>(big_n) - 0.5 -
-                                     intrinsics::sqrt_d(static_cast<double>(disc) + 0.25));
+                                     detail::intrinsics::sqrt_d(static_cast<double>(disc) + 0.25));
     if (a < 0) a = 0;
     while (row_start(a) > k) --a;
     while (row_start(a + 1) <= k) ++a;

@@ -1,8 +1,9 @@
-#ifndef TDMAPS_CORE_INTRINSICS_HPP
-#define TDMAPS_CORE_INTRINSICS_HPP
+#ifndef TDMAPS_DETAIL_INTRINSICS_HPP
+#define TDMAPS_DETAIL_INTRINSICS_HPP
 
-// The only header of tdmaps that tests __CUDA_ARCH__: device intrinsics on
-// CUDA, their std:: equivalents on host backends.
+// Not API (tdmaps::detail). The only header of tdmaps that tests
+// __CUDA_ARCH__: device intrinsics on CUDA, their std:: equivalents on host
+// backends, and the unroll pragmas that differ between the two passes.
 
 #include <Kokkos_Core.hpp>
 
@@ -41,6 +42,7 @@
 #endif
 
 namespace tdmaps {
+namespace detail {
 namespace intrinsics {
 
 /// IEEE round-to-nearest single-precision square root.
@@ -95,13 +97,13 @@ KOKKOS_FORCEINLINE_FUNCTION float int_as_float(std::int32_t i) {
 
 /// sqrt_rn(x) for x in [2^-101, FLT_MAX] without the branch that IEEE
 /// sqrt spends on the other inputs: on CUDA the fast path nvcc itself emits
-/// for sqrt.rn.f32 (MUFU.RSQ, two multiplies, two FMAs: the same
-/// instructions, so the same bits), and `odd` is set (never cleared) for x
-/// outside that range (zero, subnormal or tiny, negative, infinite, NaN),
-/// where the value is not sqrt_rn(x) and the caller must recompute it with
-/// sqrt_rn. A caller can thus test once for a run of values (one predicate
-/// OR per value) and take the branch only when a rare input is there. Host:
-/// std::sqrt, `odd` set as on CUDA.
+/// for sqrt.rn.f32 (MUFU.RSQ, two multiplies, two FMAs: the same operations
+/// in the same order, so the same bits), and `odd` is set (never cleared)
+/// for x outside that range (zero, subnormal or tiny, negative, infinite,
+/// NaN), where the value is not sqrt_rn(x) and the caller must recompute it
+/// with sqrt_rn. A caller can thus test once for a run of values (one
+/// predicate OR per value) and take the branch only when a rare input is
+/// there. Host: std::sqrt, `odd` set as on CUDA.
 KOKKOS_FORCEINLINE_FUNCTION float sqrt_rn_or_flag(float x, bool& odd) {
   odd |= float_bits(x) - 0x0d000000u > 0x727fffffu;  // bits outside [2^-101, FLT_MAX]
 #if defined(__CUDA_ARCH__)
@@ -224,10 +226,10 @@ KOKKOS_FORCEINLINE_FUNCTION float warp_max_nonneg(float v) {
 #endif
 }
 
-/// (word << 1) | the sign bit of x: one funnel shift (SHF.L) on CUDA where
-/// masking the sign and shifting it in took two instructions. A word built
-/// from 32 such steps holds the first x's sign at bit 31 and the last's at
-/// bit 0 (-0 and NaN with the sign set count as negative).
+/// (word << 1) | the sign bit of x: one funnel shift (SHF.L) on CUDA
+/// instead of a mask and a shift. A word built from 32 such steps holds the
+/// first x's sign at bit 31 and the last's at bit 0 (-0 and NaN with the
+/// sign set count as negative).
 KOKKOS_FORCEINLINE_FUNCTION std::uint32_t shift_in_sign(std::uint32_t word, float x) {
 #if defined(__CUDA_ARCH__)
   return __funnelshift_l(__float_as_uint(x), word, 1);
@@ -246,6 +248,7 @@ KOKKOS_FORCEINLINE_FUNCTION float fma_f(float a, float b, float c) {
 }
 
 }  // namespace intrinsics
+}  // namespace detail
 }  // namespace tdmaps
 
 #endif

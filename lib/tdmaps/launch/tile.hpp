@@ -1,0 +1,93 @@
+#ifndef TDMAPS_LAUNCH_TILE_HPP
+#define TDMAPS_LAUNCH_TILE_HPP
+
+// A block of the domain as a tile kernel sees it (Tile), and the loops a
+// tile kernel runs over it: for_each_in_tile (every element, nested team
+// ranges) and for_each_lane (the GPU walk: a lane per column, rows stepped
+// per thread).
+
+#include <tdmaps/core/types.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+
+namespace tdmaps {
+
+/// Alignment of Tile::scratch in bytes.
+constexpr std::size_t tile_scratch_alignment = 64;
+
+/// A block of the domain as a tile kernel sees it.
+struct Tile {
+  index_t i0 = 0;  ///< first row of the block
+  index_t j0 = 0;  ///< first column of the block
+  int rows = 0;    ///< rows of the block inside the domain (rho, fewer on the last block row)
+  int cols = 0;    ///< columns of the block inside [0, n)
+  Triangle triangle = Triangle::lower;
+  /// Tile kernels: the team's scratch_bytes of level-0 scratch for this block,
+  /// aligned to tile_scratch_alignment (null for element kernels). The same
+  /// memory serves each block a team takes (LaunchHints::blocks_per_team),
+  /// with a team barrier between blocks; take scratch from here, not from
+  /// team.team_scratch(0), whose allocations are not returned between blocks.
+  void* scratch = nullptr;
+
+  /// Whether block-local element (ti, tj) lies in the domain; ti < rows and tj < cols given.
+  KOKKOS_FORCEINLINE_FUNCTION bool contains(int ti, int tj) const {
+    return triangle == Triangle::lower ? j0 + tj <= i0 + ti : j0 + tj < i0 + ti;
+  }
+  KOKKOS_FORCEINLINE_FUNCTION bool diagonal() const { return i0 == j0; }
+};
+
+/// Inside a tile kernel: f(ti, tj) for every block-local element of the tile
+/// that lies in the domain (rows over team threads, columns over vector lanes).
+template <class Member, class F>
+KOKKOS_FORCEINLINE_FUNCTION void for_each_in_tile(const Member& team, const Tile& t, const F& f) {
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, t.rows), [&](const int ti) {
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, t.cols), [&](const int tj) {
+      if (t.contains(ti, tj)) f(ti, tj);
+    });
+  });
+}
+
+/// Inside a tile kernel on a GPU team of R threads x rho lanes (the launch
+/// layer's shape): f(lane, first, step) once per thread, with lane in
+/// [0, rho) and the thread's rows first, first + step, ... (step = R). A
+/// kernel keeps its lane's column data in registers and walks its rows,
+/// which is what the tile kernels of the apps do on GPU backends:
+///
+///   for_each_lane(team, log2_block_side(rho), [&](int tj, int first, int step) {
+///     if (tj >= t.cols) return;
+///     const auto cj = load(t.j0 + tj);  // once per thread
+///     for (int ti = first; ti < t.rows; ti += step) f(ti, tj, cj);
+///   });
+///
+/// Every (lane, first) pair is visited once whatever the team shape; with the
+/// launch layer's shape (vector length rho) a warp's lanes are consecutive
+/// columns, so row stores coalesce. On a host team (1 x 1) it is one call per
+/// lane with first = 0, step = 1.
+/// TDMAPS_FORCE_LANE_STEP=R (tests only) makes a one-thread host team call f
+/// as a GPU team of R threads would, so kernels' row stepping is tested on host.
+template <class Member, class F>
+KOKKOS_FORCEINLINE_FUNCTION void for_each_lane(const Member& team, int log2_rho, const F& f) {
+#if defined(TDMAPS_FORCE_LANE_STEP)
+  const int step = team.team_size() == 1 ? TDMAPS_FORCE_LANE_STEP : team.team_size();
+#else
+  const int step = team.team_size();
+#endif
+  const int mask = (1 << log2_rho) - 1;
+  Kokkos::parallel_for(Kokkos::TeamVectorRange(team, step << log2_rho),
+                       [&](const int k) { f(k & mask, k >> log2_rho, step); });
+}
+
+/// The first of a thread's rows first, first + step, ... that is >= lowest
+/// (on a diagonal block: the first row inside the triangle).
+KOKKOS_FORCEINLINE_FUNCTION int first_row_from(int first, int step, int lowest) {
+  return lowest > first ? first + (lowest - first + step - 1) / step * step : first;
+}
+
+/// log2 of a block side (8, 16 or 32).
+KOKKOS_FORCEINLINE_FUNCTION int log2_block_side(int rho) { return rho == 8 ? 3 : rho == 16 ? 4 : 5; }
+
+}  // namespace tdmaps
+
+#endif

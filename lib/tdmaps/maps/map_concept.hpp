@@ -1,0 +1,140 @@
+#ifndef TDMAPS_MAPS_MAP_CONCEPT_HPP
+#define TDMAPS_MAPS_MAP_CONCEPT_HPP
+
+// The map contract: what a map provides, written once. The launch layer
+// (for_each_element, for_each_tile) relies on nothing else, so a map written
+// from this comment runs under both; check_map<Map>() (called by both) stops
+// the compilation with one message per piece a type lacks, and the traits
+// is_block_space_map_v, is_multi_launch_map_v, is_thread_space_map_v and
+// is_map_v (below) tell the forms apart.
+//
+// A map is pure index math over a Domain2 (core/domain.hpp: side n, block
+// side rho, nb = ceil(n / rho) block rows, lower or strict lower triangle).
+// It is a small value type, trivially copyable: the launch layer copies it
+// by value into every kernel. Every map has
+//
+//   using space_tag = BlockSpaceTag;               // or ThreadSpaceTag (below)
+//   static constexpr const char* name = "mymap";  // kernel labels, with_map's name
+//   Domain2 domain;                                // what it covers
+//
+// and, by convention (with_map and the tests build maps so), the
+// constructors Map(const Domain2&) and Map(n, rho, Triangle = lower).
+//
+// Block-space maps (space_tag = BlockSpaceTag) send a league rank omega to a
+// block (bi, bj) of the nb x nb block triangle, bj <= bi < nb; block (bi, bj)
+// is the rho x rho tile of elements rows [bi rho, bi rho + rho) x columns
+// [bj rho, bj rho + rho), clipped to the domain by the launch layer (the
+// strict triangle keeps its diagonal blocks: the tile drops j = i). They
+// serve element and tile kernels. Either one launch:
+//
+//   index_t league_size() const;                  // host: omegas launched
+//   KOKKOS_FUNCTION bool block(index_t omega, Block2& b) const;
+//
+// or several launches, l = 0 .. launches() - 1, each with its own league:
+//
+//   int launches() const;                         // host
+//   index_t league_size(int l) const;             // host
+//   KOKKOS_FUNCTION bool block(int l, index_t omega, Block2& b) const;
+//
+// (one of the two forms, not both). block() is called on the device once
+// for every omega in [0, league_size(l)); it returns false where omega names
+// no block (BB's blocks above the diagonal, a padding row), and the launch
+// layer skips that omega. Over all launches and omegas every block of the
+// block triangle comes back exactly once. Leagues are 64-bit and may pass 2^31:
+// the launch layer splits them into Kokkos launches with an omega offset, so
+// block() sees the omega of the whole league. Compute league sizes with
+// integer arithmetic.
+//
+// Thread-space maps (space_tag = ThreadSpaceTag) send a linear thread index
+// k straight to one element; they serve element kernels only (for_each_tile
+// refuses them at compile time):
+//
+//   index_t elements() const;                     // host: domain.elements()
+//   KOKKOS_FUNCTION void element(index_t k, index_t& i, index_t& j) const;
+//
+// element() is called on the device for every k in [0, elements()) and
+// gives every (i, j) of the domain (j <= i < n, or j < i < n on the strict
+// triangle) exactly once.
+//
+// The unit tests check every map by hit counts against a host nested loop
+// (unit_tests/coverage.hpp); unit_tests/tests/test_map_contract.hpp holds toy
+// maps of each form written from this comment alone.
+
+#include <tdmaps/core/domain.hpp>
+#include <tdmaps/core/types.hpp>
+#include <tdmaps/detail/map_traits.hpp>
+
+#include <type_traits>
+
+namespace tdmaps {
+
+/// space_tag of maps that send a league rank to a block (tile kernels allowed).
+struct BlockSpaceTag {};
+/// space_tag of maps that send a linear thread index to one element (element kernels only).
+struct ThreadSpaceTag {};
+
+/// Map is a block-space map: BlockSpaceTag and exactly one of the one-launch
+/// and the several-launch forms.
+template <class Map>
+struct is_block_space_map
+    : std::integral_constant<bool,
+                             detail::space_tag_is<Map, BlockSpaceTag>::value && detail::has_map_basics<Map>::value &&
+                                 (detail::has_single_launch<Map>::value != detail::has_multi_launch<Map>::value)> {};
+
+/// Map is a block-space map of several launches (launches(), league_size(l), block(l, omega, b)).
+template <class Map>
+struct is_multi_launch_map
+    : std::integral_constant<bool, is_block_space_map<Map>::value && detail::has_multi_launch<Map>::value> {};
+
+/// Map is a thread-space map: ThreadSpaceTag, elements() and element(k, i, j).
+template <class Map>
+struct is_thread_space_map
+    : std::integral_constant<bool, detail::space_tag_is<Map, ThreadSpaceTag>::value &&
+                                       detail::has_map_basics<Map>::value && detail::has_elements<Map>::value> {};
+
+/// Map satisfies the contract above (either space).
+template <class Map>
+struct is_map : std::integral_constant<bool, is_block_space_map<Map>::value || is_thread_space_map<Map>::value> {};
+
+template <class Map>
+constexpr bool is_block_space_map_v = is_block_space_map<Map>::value;
+template <class Map>
+constexpr bool is_multi_launch_map_v = is_multi_launch_map<Map>::value;
+template <class Map>
+constexpr bool is_thread_space_map_v = is_thread_space_map<Map>::value;
+template <class Map>
+constexpr bool is_map_v = is_map<Map>::value;
+
+/// Compile-time check of the contract, one message per missing piece;
+/// for_each_element and for_each_tile call it. Returns true when it compiles.
+template <class Map>
+constexpr bool check_map() {
+  constexpr bool block_space = detail::space_tag_is<Map, BlockSpaceTag>::value;
+  constexpr bool thread_space = detail::space_tag_is<Map, ThreadSpaceTag>::value;
+  static_assert(block_space || thread_space,
+                "tdmaps map contract (tdmaps/maps/map_concept.hpp): the map declares `using space_tag = "
+                "tdmaps::BlockSpaceTag;` or `using space_tag = tdmaps::ThreadSpaceTag;`");
+  static_assert(detail::has_map_name<Map>::value,
+                "tdmaps map contract (tdmaps/maps/map_concept.hpp): the map declares "
+                "`static constexpr const char* name = \"...\";`");
+  static_assert(detail::has_domain<Map>::value,
+                "tdmaps map contract (tdmaps/maps/map_concept.hpp): the map has a member `tdmaps::Domain2 domain`");
+  static_assert(std::is_trivially_copyable<Map>::value,
+                "tdmaps map contract (tdmaps/maps/map_concept.hpp): the map is trivially copyable (it is copied by "
+                "value into every kernel: no owning pointers, no std:: containers)");
+  static_assert(!block_space || detail::has_single_launch<Map>::value || detail::has_multi_launch<Map>::value,
+                "tdmaps map contract (tdmaps/maps/map_concept.hpp): a block-space map defines `index_t league_size() "
+                "const` and `bool block(index_t omega, Block2& b) const` (one launch), or `int launches() const`, "
+                "`index_t league_size(int l) const` and `bool block(int l, index_t omega, Block2& b) const`");
+  static_assert(!block_space || !(detail::has_single_launch<Map>::value && detail::has_multi_launch<Map>::value),
+                "tdmaps map contract (tdmaps/maps/map_concept.hpp): a block-space map defines the one-launch form "
+                "or the several-launch form, not both");
+  static_assert(!thread_space || detail::has_elements<Map>::value,
+                "tdmaps map contract (tdmaps/maps/map_concept.hpp): a thread-space map defines `index_t elements() "
+                "const` and `void element(index_t k, index_t& i, index_t& j) const`");
+  return true;
+}
+
+}  // namespace tdmaps
+
+#endif
