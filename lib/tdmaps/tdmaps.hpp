@@ -4,12 +4,15 @@
 // Everything public of tdmaps. Internals (tdmaps/detail/, namespace
 // tdmaps::detail) come in through the headers that need them and are not API.
 
+#include <tdmaps/core/cbrt.hpp>
 #include <tdmaps/core/domain.hpp>
 #include <tdmaps/core/math.hpp>
 #include <tdmaps/core/sqrt.hpp>
+#include <tdmaps/core/tetrahedral.hpp>
 #include <tdmaps/core/triangular.hpp>
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/kernels/dummy.hpp>
+#include <tdmaps/kernels/dummy3.hpp>
 #include <tdmaps/launch/dispatch.hpp>
 #include <tdmaps/launch/for_each.hpp>
 #include <tdmaps/launch/for_each_run.hpp>
@@ -18,8 +21,10 @@
 #include <tdmaps/launch/team_policy.hpp>
 #include <tdmaps/launch/tile.hpp>
 #include <tdmaps/maps/bounding_box.hpp>
+#include <tdmaps/maps/bounding_box3.hpp>
 #include <tdmaps/maps/hadouken.hpp>
 #include <tdmaps/maps/lambda.hpp>
+#include <tdmaps/maps/lambda3.hpp>
 #include <tdmaps/maps/map_concept.hpp>
 #include <tdmaps/maps/rectangular_box.hpp>
 #include <tdmaps/maps/recursive.hpp>

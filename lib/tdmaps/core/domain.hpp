@@ -1,9 +1,11 @@
 #ifndef TDMAPS_CORE_DOMAIN_HPP
 #define TDMAPS_CORE_DOMAIN_HPP
 
-// The triangular domain a map covers: side n, block side rho, nb = ceil(n/rho)
-// block rows. Every map holds one; its constructor checks the parameters.
+// The domain a map covers: side n, block side rho, nb = ceil(n/rho) block
+// rows; Domain2 for the triangle, Domain3 for the tetrahedron. Every map
+// holds one; its constructor checks the parameters.
 
+#include <tdmaps/core/tetrahedral.hpp>
 #include <tdmaps/core/triangular.hpp>
 #include <tdmaps/core/types.hpp>
 
@@ -43,6 +45,43 @@ struct Domain2 {
   /// Whether element (i, j) lies in the domain (j >= 0 is given).
   KOKKOS_FORCEINLINE_FUNCTION bool contains(index_t i, index_t j) const {
     return i < n && (triangle == Triangle::lower ? j <= i : j < i);
+  }
+};
+
+/// The block sides a 3-D map accepts: a block of rho^3 triplets fits a
+/// team of at most 1024 threads with one thread per triplet.
+inline bool is_valid_block_side3(int rho) { return rho == 2 || rho == 4 || rho == 8; }
+
+/// Largest n a 3-D map accepts: T3(n) and the maps' intermediate products
+/// (tet(k + 1) of the exact correction) fit an int64.
+constexpr index_t max_side3 = index_t(1) << 21;
+
+/// The tetrahedral domain k <= j <= i < n (Triangle::lower) or k < j < i < n
+/// (Triangle::strict_lower), in blocks of rho x rho x rho triplets.
+struct Domain3 {
+  index_t n = 0;   ///< problem side
+  index_t nb = 0;  ///< block layers, ceil(n / rho)
+  int rho = 8;     ///< block side
+  Triangle triangle = Triangle::lower;
+
+  Domain3() = default;
+  Domain3(index_t n_, int rho_, Triangle t = Triangle::lower) : n(n_), rho(rho_), triangle(t) {
+    if (n_ < 0) throw std::invalid_argument("tdmaps: problem side n = " + std::to_string(n_) + " is negative");
+    if (n_ > max_side3)
+      throw std::invalid_argument("tdmaps: problem side n = " + std::to_string(n_) +
+                                  " exceeds the largest supported side of a tetrahedron " + std::to_string(max_side3) +
+                                  " (n (n + 1) (n + 2) / 6 must fit 64-bit indices)");
+    if (!is_valid_block_side3(rho_))
+      throw std::invalid_argument("tdmaps: block side rho = " + std::to_string(rho_) +
+                                  " is not one of 2, 4, 8 (a 3-D block of rho^3 triplets)");
+    nb = (n_ + rho_ - 1) / rho_;
+  }
+
+  /// Number of triplets of the domain: T3(n) or T3(n - 2).
+  KOKKOS_FUNCTION index_t elements() const { return tet_elements(n, triangle); }
+  /// Whether triplet (i, j, k) lies in the domain (k >= 0 is given).
+  KOKKOS_FORCEINLINE_FUNCTION bool contains(index_t i, index_t j, index_t k) const {
+    return i < n && (triangle == Triangle::lower ? (k <= j && j <= i) : (k < j && j < i));
   }
 };
 

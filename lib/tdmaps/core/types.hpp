@@ -16,10 +16,18 @@ struct Block2 {
   index_t bj;
 };
 
-/// Which part of the n x n domain a launch covers.
+/// A rho x rho x rho tile of the tetrahedral domain: block layer `bi`, block
+/// row `bj`, block column `bk`, `bk <= bj <= bi`.
+struct Block3 {
+  index_t bi;
+  index_t bj;
+  index_t bk;
+};
+
+/// Which part of the n x n domain (n x n x n in 3-D) a launch covers.
 enum class Triangle {
-  lower,        ///< j <= i < n (diagonal included), the default
-  strict_lower  ///< j <  i < n
+  lower,        ///< j <= i < n (diagonal included), the default; 3-D: k <= j <= i < n
+  strict_lower  ///< j <  i < n; 3-D: k < j < i < n (the triplets of three-body sums)
 };
 
 }  // namespace tdmaps

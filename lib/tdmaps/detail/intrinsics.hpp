@@ -72,6 +72,24 @@ KOKKOS_FORCEINLINE_FUNCTION double sqrt_d(double x) {
 #endif
 }
 
+/// Single-precision cube root (cbrtf on CUDA, std::cbrt on host).
+KOKKOS_FORCEINLINE_FUNCTION float cbrt_f(float x) {
+#if defined(__CUDA_ARCH__)
+  return cbrtf(x);
+#else
+  return std::cbrt(x);
+#endif
+}
+
+/// Double-precision cube root.
+KOKKOS_FORCEINLINE_FUNCTION double cbrt_d(double x) {
+#if defined(__CUDA_ARCH__)
+  return ::cbrt(x);
+#else
+  return std::cbrt(x);
+#endif
+}
+
 KOKKOS_FORCEINLINE_FUNCTION std::int32_t float_as_int(float x) {
 #if defined(__CUDA_ARCH__)
   return __float_as_int(x);

@@ -33,8 +33,8 @@ index_t league_size(const Map& map, int l) {
   }
 }
 
-template <class Map>
-KOKKOS_FORCEINLINE_FUNCTION bool block(const Map& map, int l, index_t omega, Block2& b) {
+template <class Map, class Block>
+KOKKOS_FORCEINLINE_FUNCTION bool block(const Map& map, int l, index_t omega, Block& b) {
   if constexpr (has_multi_launch<Map>::value) {
     return map.block(l, omega, b);
   } else {

@@ -34,13 +34,25 @@ template <class Map>
 struct has_map_name<Map, std::enable_if_t<std::is_convertible<decltype(&Map::name), const char* const*>::value>>
     : std::true_type {};
 
-/// A member `domain` that reads as a Domain2.
+/// A member `domain` that is a Domain2 (triangle) or a Domain3 (tetrahedron).
 template <class Map, class = void>
 struct has_domain : std::false_type {};
 template <class Map>
-struct has_domain<
-    Map, std::enable_if_t<std::is_convertible<decltype((std::declval<const Map&>().domain)), const Domain2&>::value>>
-    : std::true_type {};
+struct has_domain<Map, std::enable_if_t<std::is_same<std::decay_t<decltype(std::declval<const Map&>().domain)>,
+                                                     Domain2>::value ||
+                                        std::is_same<std::decay_t<decltype(std::declval<const Map&>().domain)>,
+                                                     Domain3>::value>> : std::true_type {};
+
+/// Whether a map covers a tetrahedron (its domain is a Domain3).
+template <class Map, class = void>
+struct is_3d : std::false_type {};
+template <class Map>
+struct is_3d<Map, std::enable_if_t<std::is_same<std::decay_t<decltype(std::declval<const Map&>().domain)>,
+                                                Domain3>::value>> : std::true_type {};
+
+/// The block a map's block() fills: Block3 for a tetrahedron, Block2 otherwise.
+template <class Map>
+using block_type_t = std::conditional_t<is_3d<Map>::value, Block3, Block2>;
 
 /// One launch: `league_size()` and `block(omega, b)`.
 template <class Map, class = void>
@@ -49,7 +61,7 @@ template <class Map>
 struct has_single_launch<
     Map,
     std::enable_if_t<std::is_convertible<decltype(std::declval<const Map&>().league_size()), index_t>::value &&
-                     std::is_convertible<decltype(std::declval<const Map&>().block(index_t(), std::declval<Block2&>())),
+                     std::is_convertible<decltype(std::declval<const Map&>().block(index_t(), std::declval<block_type_t<Map>&>())),
                                          bool>::value>> : std::true_type {};
 
 /// Several launches: `launches()`, `league_size(l)` and `block(l, omega, b)`.
@@ -60,10 +72,10 @@ struct has_multi_launch<
     Map, std::enable_if_t<
              std::is_convertible<decltype(std::declval<const Map&>().launches()), int>::value &&
              std::is_convertible<decltype(std::declval<const Map&>().league_size(int())), index_t>::value &&
-             std::is_convertible<decltype(std::declval<const Map&>().block(int(), index_t(), std::declval<Block2&>())),
+             std::is_convertible<decltype(std::declval<const Map&>().block(int(), index_t(), std::declval<block_type_t<Map>&>())),
                                  bool>::value>> : std::true_type {};
 
-/// Thread space: `elements()` and `element(k, i, j)`.
+/// Thread space: `elements()` and `element(k, i, j)` (2-D maps only).
 template <class Map, class = void>
 struct has_elements : std::false_type {};
 template <class Map>

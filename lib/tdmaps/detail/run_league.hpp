@@ -2,7 +2,7 @@
 #define TDMAPS_DETAIL_RUN_LEAGUE_HPP
 
 // Not API (tdmaps::detail): the one place that builds a TeamPolicy for a
-// map's league: the team shape from LaunchHints, blocks per team, the split
+// map's league (2-D or 3-D): the team shape from LaunchHints, blocks per team, the split
 // of long leagues into Kokkos launches with an omega offset, and the checks
 // of scratch and team size against the backend's limits.
 
@@ -35,12 +35,26 @@ void team_shape(const Domain2& d, const LaunchHints& hints, LaunchKind kind, int
   }
 }
 
+/// Team size and vector length of a launch over a tetrahedron: p rho x rho
+/// on GPU backends (team_layers3), 1 x 1 on host backends.
+template <class ExecSpace>
+void team_shape(const Domain3& d, const LaunchHints& hints, LaunchKind, int& team_size, int& vector_length) {
+  const int p = team_layers3(hints, d.rho);  // validates the hints on every backend
+  if (is_gpu_space<ExecSpace>::value) {
+    team_size = p * d.rho;
+    vector_length = d.rho;
+  } else {
+    team_size = 1;
+    vector_length = 1;
+  }
+}
+
 /// Launches the league of omegas [0, league) in teams of at most
 /// blocks_per_team blocks, split into Kokkos launches of at most
 /// max_league_per_launch teams. Functor has members `offset` and `count`
 /// (the omegas [offset, offset + count) of one Kokkos launch).
-template <class ExecSpace, class Functor>
-void run_league(const ExecSpace& space, const std::string& label, const Domain2& d, const LaunchHints& hints,
+template <class ExecSpace, class Domain, class Functor>
+void run_league(const ExecSpace& space, const std::string& label, const Domain& d, const LaunchHints& hints,
                 LaunchKind kind, index_t league, std::size_t scratch, Functor f) {
   int team_size, vector_length;
   team_shape<ExecSpace>(d, hints, kind, team_size, vector_length);

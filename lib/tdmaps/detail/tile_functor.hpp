@@ -9,6 +9,7 @@
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/detail/make_tile.hpp>
 #include <tdmaps/detail/map_access.hpp>
+#include <tdmaps/detail/map_traits.hpp>
 #include <tdmaps/launch/team_policy.hpp>
 #include <tdmaps/launch/tile.hpp>
 
@@ -52,14 +53,14 @@ struct TileFunctor {
     }
     if constexpr (has_team_state<Kernel>::value) {
       typename Kernel::team_state state{};
-      each_block(team, [&](const Tile& t) { kernel(team, t, state); });
+      each_block(team, [&](const auto& t) { kernel(team, t, state); });
       kernel.team_end(team, state);
     } else {
-      each_block(team, [&](const Tile& t) { kernel(team, t); });
+      each_block(team, [&](const auto& t) { kernel(team, t); });
     }
   }
 
-  /// f(tile) for each block the team takes, a team barrier between blocks.
+  /// f(tile) for each block the team takes (a Tile, or a Tile3 for a 3-D map), a team barrier between blocks.
   template <class F>
   KOKKOS_FORCEINLINE_FUNCTION void each_block(const team_member_t<ExecSpace>& team, const F& f) const {
     // One allocation per team, handed to every block it takes.
@@ -77,11 +78,11 @@ struct TileFunctor {
     // decide it.
     const index_t teams = team.league_size();
     for (index_t k = team.league_rank(); k < count; k += teams) {
-      Block2 b;
+      block_type_t<Map> b;
       if (!detail::block(map, launch, offset + k, b)) continue;  // uniform over the team (same omega)
       if (busy) team.team_barrier();                             // every thread is done with the scratch
       busy = true;
-      Tile t = make_tile(map.domain, b);
+      auto t = make_tile(map.domain, b);  // Tile, or Tile3 for a 3-D map
       t.scratch = scratch;
       f(t);
     }

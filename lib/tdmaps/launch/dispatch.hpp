@@ -6,12 +6,17 @@
 // calls the generic callable with the map value of the requested type. Unknown
 // names throw std::invalid_argument listing what is known. A map's name here
 // is its Map::name; a few maps also answer to a short alias (map_aliases()).
+// with_map3(MapSpec3{"lambda3", "cbrt", "exact"}, domain3, f) does the same
+// for the 3-D maps.
 
 #include <tdmaps/core/domain.hpp>
 #include <tdmaps/core/sqrt.hpp>
+#include <tdmaps/core/cbrt.hpp>
 #include <tdmaps/maps/bounding_box.hpp>
+#include <tdmaps/maps/bounding_box3.hpp>
 #include <tdmaps/maps/hadouken.hpp>
 #include <tdmaps/maps/lambda.hpp>
+#include <tdmaps/maps/lambda3.hpp>
 #include <tdmaps/maps/rectangular_box.hpp>
 #include <tdmaps/maps/recursive.hpp>
 #include <tdmaps/maps/upper_triangular.hpp>
@@ -124,6 +129,62 @@ void with_map(const MapSpec& spec, const Domain2& d, F&& f, bool block_space_onl
     for (const auto& a : map_aliases()) aliases.push_back(a.first + " = " + a.second);
     throw std::invalid_argument("tdmaps: unknown map '" + spec.map + "' (known: " + join_names(map_names()) +
                                 "; aliases: " + join_names(aliases) + ")");
+  }
+}
+
+/// The 3-D maps with_map3 knows, by name (Map::name).
+inline const std::vector<std::string>& map3_names() {
+  static const std::vector<std::string> names{"bb3", "lambda3"};
+  return names;
+}
+/// The layer guesses of lambda3 (core/cbrt.hpp): CbrtFloat, CbrtCardano, CbrtDouble.
+inline const std::vector<std::string>& cbrt_names() {
+  static const std::vector<std::string> names{"cbrt", "cardano", "fp64"};
+  return names;
+}
+
+struct MapSpec3 {
+  std::string map = "lambda3";  ///< one of map3_names()
+  std::string cbrt = "cbrt";    ///< lambda3 only: one of cbrt_names()
+  std::string form = "exact";   ///< lambda3 only: one of form_names()
+
+  /// e.g. "bb3", "lambda3_cbrt", "lambda3_cardano_eps".
+  std::string label() const {
+    if (map != "lambda3") return map;
+    return "lambda3_" + cbrt + (form == "exact" ? "" : "_" + form);
+  }
+};
+
+/// Calls f(map) with the 3-D map named by spec over d. lambda3's 2-D part
+/// takes the rsqrt lambda after a single-precision guess and the fp64 one
+/// after CbrtDouble.
+template <class F>
+void with_map3(const MapSpec3& spec, const Domain3& d, F&& f) {
+  const auto with_form = [&](auto cbrt_tag, auto sqrt_tag) {
+    using Cbrt = decltype(cbrt_tag);
+    using Sqrt = decltype(sqrt_tag);
+    if (spec.form == "exact")
+      f(Lambda3Map<Cbrt, Sqrt, Exact>(d));
+    else if (spec.form == "eps")
+      f(Lambda3Map<Cbrt, Sqrt, Epsilon>(d));
+    else
+      throw std::invalid_argument("tdmaps: unknown lambda3 form '" + spec.form +
+                                  "' (known: " + join_names(form_names()) + ")");
+  };
+  if (spec.map == "bb3") {
+    f(BoundingBox3Map(d));
+  } else if (spec.map == "lambda3") {
+    if (spec.cbrt == "cbrt")
+      with_form(CbrtFloat{}, SqrtRsqrt{});
+    else if (spec.cbrt == "cardano")
+      with_form(CbrtCardano{}, SqrtRsqrt{});
+    else if (spec.cbrt == "fp64")
+      with_form(CbrtDouble{}, SqrtDouble{});
+    else
+      throw std::invalid_argument("tdmaps: unknown cube-root variant '" + spec.cbrt +
+                                  "' (known: " + join_names(cbrt_names()) + ")");
+  } else {
+    throw std::invalid_argument("tdmaps: unknown 3-D map '" + spec.map + "' (known: " + join_names(map3_names()) + ")");
   }
 }
 

@@ -5,9 +5,10 @@
 //
 //   for_each_element(space, map, kernel[, label[, hints]])
 //       kernel(i, j) once for every element of the map's domain; any map.
+//       3-D maps (Domain3): kernel(i, j, k) once for every triplet.
 //   for_each_tile(space, map, scratch_bytes, kernel[, label[, hints]])
 //       kernel(team, tile) once per block of the domain, with scratch_bytes of
-//       level-0 team scratch; block-space maps only.
+//       level-0 team scratch; block-space maps only. 3-D maps: a Tile3.
 //
 // A block-space map's league rank (plus an offset when a league is split into
 // launches of at most max_league_per_launch teams) is omega; with
@@ -18,6 +19,7 @@
 #include <tdmaps/core/domain.hpp>
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/detail/element_functor.hpp>
+#include <tdmaps/detail/element_functor3.hpp>
 #include <tdmaps/detail/map_access.hpp>
 #include <tdmaps/detail/run_league.hpp>
 #include <tdmaps/detail/thread_functor.hpp>
@@ -34,7 +36,8 @@
 
 namespace tdmaps {
 
-/// kernel(i, j) for every element (i, j) of map.domain, exactly once.
+/// kernel(i, j) for every element (i, j) of map.domain, exactly once;
+/// kernel(i, j, k) for every triplet of a 3-D map's tetrahedron.
 template <class ExecSpace, class Map, class Kernel>
 void for_each_element(const ExecSpace& space, const Map& map, const Kernel& kernel,
                       const std::string& label = std::string("tdmaps::for_each_element::") + Map::name,
@@ -47,6 +50,9 @@ void for_each_element(const ExecSpace& space, const Map& map, const Kernel& kern
       Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, begin, end),
                            detail::ThreadFunctor<Map, Kernel>{map, kernel});
     }
+  } else if constexpr (detail::is_3d<Map>::value) {
+    detail::run_league(space, label, map.domain, hints, LaunchKind::element, map.league_size(), 0,
+                       detail::ElementFunctor3<ExecSpace, Map, Kernel>(map, kernel, 0));
   } else if constexpr (is_block_space_map_v<Map>) {
     for (int l = 0; l < detail::launches(map); ++l) {
       detail::run_league(space, label, map.domain, hints, LaunchKind::element, detail::league_size(map, l), 0,

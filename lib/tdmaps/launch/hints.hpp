@@ -69,6 +69,21 @@ inline int team_rows(const LaunchHints& hints, int rho, LaunchKind kind = Launch
   return hints.team_threads / rho < rho ? hints.team_threads / rho : rho;
 }
 
+/// Layer phases p of a GPU launch over a tetrahedron with block side rho: a
+/// team is rho lanes (columns k) x p rho threads (rows j x p phases of the
+/// layers i), each thread walking rho / p layers. LaunchHints::team_threads
+/// = 0 picks p = 32 / rho^2 (a warp) at rho = 2 and 4 and p = 1 at rho = 8
+/// (two warps, 8 triplets a thread), element and tile kernels alike;
+/// team_threads = T asks for p = T / rho^2 (rho^3: one thread per triplet).
+inline int team_layers3(const LaunchHints& hints, int rho) {
+  if (hints.team_threads == 0) return rho * rho >= 32 ? 1 : (32 / (rho * rho) < rho ? 32 / (rho * rho) : rho);
+  if (hints.team_threads < rho * rho)
+    throw std::invalid_argument("tdmaps: LaunchHints::team_threads = " + std::to_string(hints.team_threads) +
+                                " is smaller than one layer of the 3-D block (rho^2 = " + std::to_string(rho * rho) +
+                                ")");
+  return hints.team_threads / (rho * rho) < rho ? hints.team_threads / (rho * rho) : rho;
+}
+
 /// Blocks per team of a launch (LaunchHints::blocks_per_team; 0: 1 for
 /// element kernels and host backends, tile_blocks_per_team for GPU tile kernels).
 inline int blocks_per_team(const LaunchHints& hints, LaunchKind kind, bool gpu) {

@@ -15,7 +15,13 @@ namespace tdmaps {
 
 /// Largest league a single Kokkos launch is given; longer leagues are split
 /// into several launches with an omega offset (Kokkos' league size is an int).
+/// TDMAPS_MAX_LEAGUE_PER_LAUNCH (tests only) sets a tiny one, so that the
+/// split is tested on leagues a test can check.
+#if defined(TDMAPS_MAX_LEAGUE_PER_LAUNCH)
+constexpr index_t max_league_per_launch = TDMAPS_MAX_LEAGUE_PER_LAUNCH;
+#else
 constexpr index_t max_league_per_launch = index_t(1) << 30;
+#endif
 
 /// Whether ExecSpace runs a team as a GPU thread block (R threads x rho
 /// vector lanes); host backends run a team as one thread.

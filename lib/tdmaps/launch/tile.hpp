@@ -38,6 +38,27 @@ struct Tile {
   KOKKOS_FORCEINLINE_FUNCTION bool diagonal() const { return i0 == j0; }
 };
 
+/// A block of the tetrahedral domain as a 3-D tile kernel sees it: layers
+/// [i0, i0 + ni), rows [j0, j0 + nj), columns [k0, k0 + nk), each clipped to
+/// [0, n); the triplets of the domain among them are those contains() accepts.
+struct Tile3 {
+  index_t i0 = 0;  ///< first layer (i) of the block
+  index_t j0 = 0;  ///< first row (j)
+  index_t k0 = 0;  ///< first column (k)
+  int ni = 0;      ///< layers inside [0, n)
+  int nj = 0;      ///< rows inside [0, n)
+  int nk = 0;      ///< columns inside [0, n)
+  Triangle triangle = Triangle::lower;  ///< lower: k <= j <= i; strict_lower: k < j < i
+  /// Tile kernels: as Tile::scratch.
+  void* scratch = nullptr;
+
+  /// Whether block-local triplet (ti, tj, tk) lies in the domain; ti < ni, tj < nj, tk < nk given.
+  KOKKOS_FORCEINLINE_FUNCTION bool contains(int ti, int tj, int tk) const {
+    const index_t i = i0 + ti, j = j0 + tj, k = k0 + tk;
+    return triangle == Triangle::lower ? (k <= j && j <= i) : (k < j && j < i);
+  }
+};
+
 /// Inside a tile kernel: f(ti, tj) for every block-local element of the tile
 /// that lies in the domain (rows over team threads, columns over vector lanes).
 template <class Member, class F>
@@ -79,14 +100,40 @@ KOKKOS_FORCEINLINE_FUNCTION void for_each_lane(const Member& team, int log2_rho,
                        [&](const int k) { f(k & mask, k >> log2_rho, step); });
 }
 
+/// Inside a 3-D tile kernel on a GPU team of R threads x rho lanes (the
+/// launch layer's 3-D shape, R = p rho): f(tk, tj, first, step) once per
+/// thread, with lane tk in [0, rho) a column, tj in [0, rho) a row, and the
+/// thread's layers first, first + step, ... (step = p). A kernel keeps the
+/// data of its column and row in registers and walks its layers. On a host
+/// team (1 x 1) it is one call per (tk, tj) with first = 0, step = 1.
+/// TDMAPS_FORCE_LANE_STEP=p (tests only) makes a one-thread host team call f
+/// as a GPU team of p rho threads would.
+template <class Member, class F>
+KOKKOS_FORCEINLINE_FUNCTION void for_each_lane3(const Member& team, int log2_rho, const F& f) {
+  const int rho = 1 << log2_rho;
+#if defined(TDMAPS_FORCE_LANE_STEP)
+  const int threads = team.team_size() == 1 ? TDMAPS_FORCE_LANE_STEP * rho : team.team_size();
+#else
+  const int threads = team.team_size() == 1 ? rho : team.team_size();
+#endif
+  const int mask = rho - 1;
+  const int step = threads >> log2_rho;
+  Kokkos::parallel_for(Kokkos::TeamVectorRange(team, threads << log2_rho), [&](const int w) {
+    const int y = w >> log2_rho;
+    f(w & mask, y & mask, y >> log2_rho, step);
+  });
+}
+
 /// The first of a thread's rows first, first + step, ... that is >= lowest
 /// (on a diagonal block: the first row inside the triangle).
 KOKKOS_FORCEINLINE_FUNCTION int first_row_from(int first, int step, int lowest) {
   return lowest > first ? first + (lowest - first + step - 1) / step * step : first;
 }
 
-/// log2 of a block side (8, 16 or 32).
-KOKKOS_FORCEINLINE_FUNCTION int log2_block_side(int rho) { return rho == 8 ? 3 : rho == 16 ? 4 : 5; }
+/// log2 of a block side (2, 4, 8, 16 or 32).
+KOKKOS_FORCEINLINE_FUNCTION int log2_block_side(int rho) {
+  return rho == 2 ? 1 : rho == 4 ? 2 : rho == 8 ? 3 : rho == 16 ? 4 : 5;
+}
 
 }  // namespace tdmaps
 

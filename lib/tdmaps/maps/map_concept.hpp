@@ -9,13 +9,14 @@
 // is_map_v (below) tell the forms apart.
 //
 // A map is pure index math over a Domain2 (core/domain.hpp: side n, block
-// side rho, nb = ceil(n / rho) block rows, lower or strict lower triangle).
+// side rho, nb = ceil(n / rho) block rows, lower or strict lower triangle)
+// or, for a tetrahedron, a Domain3 (k <= j <= i < n or k < j < i < n).
 // It is a small value type, trivially copyable: the launch layer copies it
 // by value into every kernel. Every map has
 //
 //   using space_tag = BlockSpaceTag;               // or ThreadSpaceTag (below)
 //   static constexpr const char* name = "mymap";  // kernel labels, with_map's name
-//   Domain2 domain;                                // what it covers
+//   Domain2 domain;                                // what it covers (Domain3: 3-D)
 //
 // and, by convention (with_map and the tests build maps so), the
 // constructors Map(const Domain2&) and Map(n, rho, Triangle = lower).
@@ -55,6 +56,17 @@
 // element() is called on the device for every k in [0, elements()) and
 // gives every (i, j) of the domain (j <= i < n, or j < i < n on the strict
 // triangle) exactly once.
+//
+// 3-D maps (a Domain3 member) are block-space maps of one launch with a
+// Block3 (bk <= bj <= bi < nb; block (bi, bj, bk) = the rho^3 triplets of
+// layers [bi rho, ..) x rows [bj rho, ..) x columns [bk rho, ..), clipped by
+// the launch layer, which also drops the triplets outside the (strict)
+// tetrahedron from the blocks on its faces):
+//
+//   index_t league_size() const;
+//   KOKKOS_FUNCTION bool block(index_t omega, Block3& b) const;
+//
+// Element kernels get kernel(i, j, k), tile kernels a Tile3.
 //
 // The unit tests check every map by hit counts against a host nested loop
 // (unit_tests/coverage.hpp); unit_tests/tests/test_map_contract.hpp holds toy
@@ -118,13 +130,19 @@ constexpr bool check_map() {
                 "tdmaps map contract (tdmaps/maps/map_concept.hpp): the map declares "
                 "`static constexpr const char* name = \"...\";`");
   static_assert(detail::has_domain<Map>::value,
-                "tdmaps map contract (tdmaps/maps/map_concept.hpp): the map has a member `tdmaps::Domain2 domain`");
+                "tdmaps map contract (tdmaps/maps/map_concept.hpp): the map has a member `tdmaps::Domain2 domain` "
+                "(a triangle) or `tdmaps::Domain3 domain` (a tetrahedron)");
+  static_assert(!(detail::is_3d<Map>::value && thread_space),
+                "tdmaps map contract (tdmaps/maps/map_concept.hpp): a 3-D map (Domain3) is a block-space map");
+  static_assert(!(detail::is_3d<Map>::value && detail::has_multi_launch<Map>::value),
+                "tdmaps map contract (tdmaps/maps/map_concept.hpp): a 3-D map (Domain3) has one launch "
+                "(league_size() and block(omega, Block3&))");
   static_assert(std::is_trivially_copyable<Map>::value,
                 "tdmaps map contract (tdmaps/maps/map_concept.hpp): the map is trivially copyable (it is copied by "
                 "value into every kernel: no owning pointers, no std:: containers)");
   static_assert(!block_space || detail::has_single_launch<Map>::value || detail::has_multi_launch<Map>::value,
                 "tdmaps map contract (tdmaps/maps/map_concept.hpp): a block-space map defines `index_t league_size() "
-                "const` and `bool block(index_t omega, Block2& b) const` (one launch), or `int launches() const`, "
+                "const` and `bool block(index_t omega, Block2& b) const` (one launch; Block3 in 3-D), or `int launches() const`, "
                 "`index_t league_size(int l) const` and `bool block(int l, index_t omega, Block2& b) const`");
   static_assert(!block_space || !(detail::has_single_launch<Map>::value && detail::has_multi_launch<Map>::value),
                 "tdmaps map contract (tdmaps/maps/map_concept.hpp): a block-space map defines the one-launch form "

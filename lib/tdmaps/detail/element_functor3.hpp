@@ -1,0 +1,98 @@
+#ifndef TDMAPS_DETAIL_ELEMENT_FUNCTOR3_HPP
+#define TDMAPS_DETAIL_ELEMENT_FUNCTOR3_HPP
+
+// Not API (tdmaps::detail): what for_each_element runs for a 3-D map: per
+// team, the blocks of its omegas, and kernel(i, j, k) for every triplet of
+// each block that lies in the tetrahedron.
+
+#include <tdmaps/core/types.hpp>
+#include <tdmaps/detail/intrinsics.hpp>
+#include <tdmaps/detail/make_tile.hpp>
+#include <tdmaps/detail/map_access.hpp>
+#include <tdmaps/launch/team_policy.hpp>
+#include <tdmaps/launch/tile.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+namespace tdmaps {
+namespace detail {
+
+template <class ExecSpace, class Map, class Kernel>
+struct ElementFunctor3 {
+  Map map;
+  Kernel kernel;
+  int launch;
+  index_t offset = 0;  ///< first omega of this Kokkos launch
+  index_t count = 0;   ///< omegas of this Kokkos launch: [offset, offset + count)
+  int log2_rho;        ///< rho = 2^log2_rho
+
+  ElementFunctor3(const Map& m, const Kernel& k, int l)
+      : map(m), kernel(k), launch(l), log2_rho(intrinsics::bit_length(static_cast<std::uint64_t>(m.domain.rho)) - 1) {}
+
+  KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team) const {
+    const index_t teams = team.league_size();
+    if (count <= teams) {  // one block per team: no loop
+      const index_t w = team.league_rank();
+      Block3 b;
+      if (w < count && detail::block(map, launch, offset + w, b)) run_block(team, make_tile(map.domain, b));
+      return;
+    }
+    for (index_t w = team.league_rank(); w < count; w += teams) {
+      Block3 b;
+      if (detail::block(map, launch, offset + w, b)) run_block(team, make_tile(map.domain, b));
+    }
+  }
+
+#if defined(TDMAPS_FORCE_LANE_TILE)
+  static constexpr bool lanes = true;
+#else
+  static constexpr bool lanes = is_gpu_space<ExecSpace>::value;
+#endif
+
+  KOKKOS_FORCEINLINE_FUNCTION void run_block(const team_member_t<ExecSpace>& team, const Tile3& t) const {
+    const int strict = t.triangle == Triangle::strict_lower ? 1 : 0;
+    if constexpr (lanes) {
+      // Each thread keeps its column k (lane) and row j and walks its layers
+      // i = first, first + step, ...: k <= j is one test per thread (only on
+      // blocks with bj = bk), j <= i fixes the first layer (only on blocks
+      // with bi = bj); elsewhere every triplet of the block is inside.
+      const auto walk = [&](const int tk, const int tj, const int first, const int step) {
+        if (tk >= t.nk || tj >= t.nj) return;
+        const index_t j = t.j0 + tj;
+        const index_t k = t.k0 + tk;
+        if (k + strict > j) return;
+        const int lowest = static_cast<int>(j + strict - t.i0);  // first layer with i >= j (+ strict)
+        const int start = first_row_from(first, step, lowest);
+        index_t i = t.i0 + start;
+        for (int ti = start; ti < t.ni; ti += step, i += step) kernel(i, j, k);
+      };
+      if constexpr (intrinsics::warp_code()) {
+        // CUDA: a block of (rho, p rho) threads, each thread one (tk, tj, first).
+        const int y = intrinsics::thread_y();
+        walk(intrinsics::thread_x(), y & ((1 << log2_rho) - 1), y >> log2_rho, intrinsics::block_dim_y() >> log2_rho);
+      } else {
+        for_each_lane3(team, log2_rho, walk);
+      }
+    } else {
+      // Host: a team of one walks the block; the inner loop over k vectorises.
+      for (int ti = 0; ti < t.ni; ++ti) {
+        const index_t i = t.i0 + ti;
+        const index_t jmax = i - strict;  // j <= jmax
+        const int nj = jmax - t.j0 + 1 < t.nj ? static_cast<int>(jmax - t.j0 + 1) : t.nj;
+        for (int tj = 0; tj < nj; ++tj) {
+          const index_t j = t.j0 + tj;
+          const index_t kmax = j - strict;
+          const int nk = kmax - t.k0 + 1 < t.nk ? static_cast<int>(kmax - t.k0 + 1) : t.nk;
+          for (int tk = 0; tk < nk; ++tk) kernel(i, j, t.k0 + tk);
+        }
+      }
+    }
+  }
+};
+
+}  // namespace detail
+}  // namespace tdmaps
+
+#endif
