@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """tdmaps main job: the EDM and collision apps on generated data, every map
-against the bounding box (BB) measured in the same run.
+against the bounding box (BB) measured in the same run, then the three-body
+(ATM) energy under the 3-D maps against their bounding box (BB3).
 
-    python3 apps/demo.py --bin build/host/bin [--n 8192] [--block 32] [--repeat 5]
+    python3 apps/demo.py --bin build/host/bin [--n 8192] [--block 32] [--n3 400] [--repeat 5]
 
 I = t_BB / t_map (> 1: the map beats BB). Figures are the minimum of --repeat
 timed runs after one untimed warm-up (each CLI does the warm-up itself).
@@ -31,13 +32,19 @@ def main():
     ap.add_argument("--bin", required=True, help="folder with tdmaps-edm and tdmaps-collide")
     ap.add_argument("--n", type=int, default=8192, help="points / spheres (default 8192)")
     ap.add_argument("--block", type=int, default=32, choices=[8, 16, 32])
+    ap.add_argument("--n3", type=int, default=400, help="particles of the three-body energy (default 400)")
     ap.add_argument("--repeat", type=int, default=5)
     a = ap.parse_args()
     if a.n < 2:
         sys.exit("tdmaps demo: error: --n must be at least 2")
+    if a.n3 < 3:
+        sys.exit("tdmaps demo: error: --n3 must be at least 3")
+    if a.repeat < 1:
+        sys.exit("tdmaps demo: error: --repeat must be at least 1")
     edm = os.path.join(a.bin, "tdmaps-edm")
     col = os.path.join(a.bin, "tdmaps-collide")
-    for exe in (edm, col):
+    tri = os.path.join(a.bin, "tdmaps-triplets")
+    for exe in (edm, col, tri):
         if not os.access(exe, os.X_OK):
             sys.exit(f"tdmaps demo: error: {exe} not found (build first: bash cmake/run.sh build)")
 
@@ -63,6 +70,19 @@ def main():
         ce = c["ms_min"]
         print(f"{m:<8} {e['ms_min']:9.3f} {e['gbps_best']:7.2f} {bb_e / e['ms_min']:6.2f} "
               f"{ce:11.3f} {bb_c / c['ms_min']:7.2f}")
+
+    # Three-body energy over the strict triplets k < j < i, block side 8.
+    common3 = ["--random", str(a.n3), "--seed", "7", "--block", "8", "--repeat", str(a.repeat), "--json", "--quiet"]
+    rows3 = [(m, run([tri, *common3, "--map", m])) for m in ("bb3", "lambda3")]
+    e3 = [r["energy"] for _, r in rows3]
+    if e3[0] is None or abs(e3[0] - e3[1]) > 1e-9 * abs(e3[0]):
+        sys.exit(f"tdmaps demo: error: bb3 and lambda3 disagree on the ATM energy: {e3}")
+    bb3 = rows3[0][1]["ms_min"]
+    print(f"\nATM three-body energy: n = {a.n3}, {rows3[0][1]['triplets']} triplets, fp64, block 8, "
+          f"energy {e3[1]:.6g}")
+    print(f"{'map':<8} {'ms':>9} {'Gtriplets/s':>12} {'I':>6}")
+    for m, r in rows3:
+        print(f"{m:<8} {r['ms_min']:9.3f} {r['triplets'] / r['ms_min'] / 1e6:12.3f} {bb3 / r['ms_min']:6.2f}")
 
 
 if __name__ == "__main__":

@@ -37,10 +37,10 @@ mkdir -p "$ROOT/build"
 JOBS=${TDMAPS_JOBS:-$(nproc 2>/dev/null || echo 2)}
 cmake --preset "$PRESET" -DTDMAPS_WERROR="${TDMAPS_WERROR:-OFF}" >"$ROOT/build/.configure-$PRESET.log" 2>&1 \
   || { mkdir -p build; cat "$ROOT/build/.configure-$PRESET.log" >&2 2>/dev/null; die "configure of preset '$PRESET' failed"; }
-# The main job needs the two apps only; the tests and benchmarks are built by
+# The main job needs the three apps only; the tests and benchmarks are built by
 # 'test' and 'build'.
 if [ "$ACTION" = main ]; then
-  cmake --build --preset "$PRESET" -j "$JOBS" --target tdmaps-edm tdmaps-collide
+  cmake --build --preset "$PRESET" -j "$JOBS" --target tdmaps-edm tdmaps-collide tdmaps-triplets
 else
   cmake --build --preset "$PRESET" -j "$JOBS"
 fi

@@ -80,6 +80,28 @@ std::vector<index_t> parse_index_list(const std::string& flag, const std::string
   return out;
 }
 
+namespace {
+
+/// Sides of a tetrahedron: 3 (the smallest with a strict triplet) .. max_side3.
+std::vector<index_t> parse_side3_list(const std::string& flag, const std::string& text) {
+  std::vector<index_t> out = parse_integers(flag, text);
+  for (index_t v : out)
+    if (v < 3 || v > tdmaps::max_side3)
+      throw std::invalid_argument(flag + ": side " + std::to_string(v) + " is outside 3.." +
+                                  std::to_string(tdmaps::max_side3));
+  return out;
+}
+
+/// Every label with_map3 can produce: bb3, then lambda3_<cbrt>[_eps].
+std::vector<std::string> map3_labels() {
+  std::vector<std::string> all{"bb3"};
+  for (const auto& c : tdmaps::cbrt_names())
+    for (const auto& f : tdmaps::form_names()) all.push_back(tdmaps::MapSpec3{"lambda3", c, f}.label());
+  return all;
+}
+
+}  // namespace
+
 std::vector<int> parse_int_list(const std::string& flag, const std::string& text) {
   // Block sides, dimensions, team shapes: positive ints (each option checks
   // its own range; sides are parse_index_list's).
@@ -122,6 +144,14 @@ Own options (LIST: comma-separated numbers or first:last:step ranges):
                         cases), 0 = the library's default (suffix _k<K>)
   --launch-n=LIST --launch-rho=LIST   the launch-path comparison (plain
                         CUDA vs tdmaps vs Kokkos variants)
+  --n3=LIST              sides of the 3-D tests dummy3, sink3, launch3 (strict
+                        triplets k < j < i < n; GPU default 256,512,1024,1536,2048)
+  --rho3=LIST            3-D block sides, of 2,4,8 (default 4,8)
+  --maps3=NAMES          3-D map labels (bb3 is always run): lambda3_cbrt,
+                        lambda3_cardano, lambda3_cardano_eps, lambda3_fp64, ...
+                        (default: lambda3_{cbrt,cardano,cardano_eps,fp64})
+  --atm-n=LIST --atm-rho=LIST   the atm group (three-body energy; GPU default
+                        n 1024,2048,3072,4096, block sides 8,4)
   --iters=K             timed launches per case (GPU 20, host 5)
   --no-check            skip the output checks after timing
   --help
@@ -230,6 +260,26 @@ Options parse_options(int argc, char** argv, bool& show_help) {
                                       std::to_string(tdmaps::max_blocks_per_team));
         o.blocks_per_team.push_back(static_cast<int>(k));
       }
+    } else if (key == "--n3") {
+      need_value();
+      o.n3 = parse_side3_list(key, value);
+    } else if (key == "--rho3" || key == "--atm-rho") {
+      need_value();
+      auto& list = key == "--rho3" ? o.rho3 : o.atm_rho;
+      list = parse_int_list(key, value);
+      for (int r : list)
+        if (!tdmaps::is_valid_block_side3(r))
+          throw std::invalid_argument(key + ": block side " + std::to_string(r) + " is not one of 2, 4, 8");
+    } else if (key == "--maps3") {
+      need_value();
+      o.maps3 = parse_name_list(value);
+      const auto known = map3_labels();
+      for (const auto& m : o.maps3)
+        if (std::find(known.begin(), known.end(), m) == known.end())
+          throw std::invalid_argument("--maps3: unknown 3-D map '" + m + "' (known: " + tdmaps::join_names(known) + ")");
+    } else if (key == "--atm-n") {
+      need_value();
+      o.atm_n = parse_side3_list(key, value);
     } else if (key == "--iters") {
       need_value();
       const long long k = parse_integer(key, value);
@@ -263,6 +313,14 @@ Options parse_options(int argc, char** argv, bool& show_help) {
     else o.launch_n = o.quick ? std::vector<index_t>{1024} : std::vector<index_t>{1024, 2048};
   }
   if (o.launch_rho.empty()) o.launch_rho = o.quick ? std::vector<int>{16, 32} : o.rho;
+  if (o.n3.empty()) {
+    if (on_gpu) o.n3 = o.quick ? std::vector<index_t>{512, 1024, 2048} : std::vector<index_t>{256, 512, 1024, 1536, 2048};
+    else o.n3 = o.quick ? std::vector<index_t>{64, 128} : std::vector<index_t>{64, 128, 256};
+  }
+  if (o.atm_n.empty()) {
+    if (on_gpu) o.atm_n = o.quick ? std::vector<index_t>{1024, 4096} : std::vector<index_t>{1024, 2048, 3072, 4096};
+    else o.atm_n = o.quick ? std::vector<index_t>{64, 128} : std::vector<index_t>{64, 128, 256};
+  }
   if (!have_iters) o.iterations = on_gpu ? (o.quick ? 10 : 20) : (o.quick ? 3 : 5);
   if (!have_ceiling) o.ceiling_bytes = on_gpu ? (std::size_t(4) << 30) : (std::size_t(256) << 20);
   return o;
@@ -271,6 +329,14 @@ Options parse_options(int argc, char** argv, bool& show_help) {
 bool map_selected(const Options& o, const std::string& label) {
   if (o.maps.empty() || label == "bb") return true;
   return std::find(o.maps.begin(), o.maps.end(), label) != o.maps.end();
+}
+
+bool map3_selected(const Options& o, const std::string& label) {
+  if (label == "bb3") return true;
+  if (o.maps3.empty())  // the default set: each cube root exact, and the papers' form
+    return label == "lambda3_cbrt" || label == "lambda3_cardano" || label == "lambda3_cardano_eps" ||
+           label == "lambda3_fp64";
+  return std::find(o.maps3.begin(), o.maps3.end(), label) != o.maps3.end();
 }
 
 namespace {

@@ -56,6 +56,11 @@ struct Options {
   std::vector<int> launch_rho;       ///< block sides for it
   std::vector<int> team_threads{0};  ///< GPU team sizes of the EDM and collision cases (0: the default)
   std::vector<int> blocks_per_team{0};  ///< blocks per team of the EDM and collision cases (0: the default)
+  std::vector<index_t> n3;           ///< sides of the 3-D map tests (dummy3, sink3, launch3)
+  std::vector<int> rho3{4, 8};       ///< 3-D block sides (of 2, 4, 8)
+  std::vector<std::string> maps3;    ///< 3-D map labels (MapSpec3::label()); empty: all
+  std::vector<index_t> atm_n;        ///< particle counts of the atm group
+  std::vector<int> atm_rho{8, 4};    ///< 3-D block sides of the atm group
   int iterations = 20;               ///< timed launches per case
   bool check = true;                 ///< verify outputs after timing (errors counter)
   bool quick = false;
@@ -78,6 +83,8 @@ void add_context();
 
 /// Whether `label` is selected by --maps (all when the list is empty).
 bool map_selected(const Options& o, const std::string& label);
+/// Whether a 3-D map `label` is selected by --maps3 (bb3 always; all when empty).
+bool map3_selected(const Options& o, const std::string& label);
 
 /// Variant suffix of a team size: "" for the default (0), "_t<threads>" else.
 inline std::string team_suffix(int threads) { return threads == 0 ? std::string() : "_t" + std::to_string(threads); }
@@ -119,9 +126,11 @@ benchmark::internal::Benchmark* register_case(const std::string& name, const Opt
 /// Runs launch() once untimed, then once per benchmark iteration between two
 /// fences under a Kokkos::Timer. Sets counters: ms_median, ms_min, and, from
 /// the median, pairs_per_s and bytes_per_s (also as Google Benchmark rate
-/// counters, pairs/s and bytes/s, from its mean).
+/// counters, pairs/s and bytes/s, from its mean). `unit` names the elements:
+/// "pairs" (2-D) or "triplets" (3-D: triplets_per_s, triplets/s, triplets).
 template <class Launch>
-void time_launches(benchmark::State& state, double pairs, double bytes, Launch&& launch) {
+void time_launches(benchmark::State& state, double pairs, double bytes, Launch&& launch,
+                   const std::string& unit = "pairs") {
   const ExecSpace space;
   launch();  // warm-up: module load, first-touch, caches of the launch path
   space.fence();
@@ -140,11 +149,11 @@ void time_launches(benchmark::State& state, double pairs, double bytes, Launch&&
   const double median = seconds.empty() ? 0.0 : seconds[seconds.size() / 2];
   state.counters["ms_median"] = median * 1e3;
   state.counters["ms_min"] = seconds.empty() ? 0.0 : seconds.front() * 1e3;
-  state.counters["pairs_per_s"] = median > 0 ? pairs / median : 0.0;
+  state.counters[unit + "_per_s"] = median > 0 ? pairs / median : 0.0;
   state.counters["bytes_per_s"] = median > 0 ? bytes / median : 0.0;
-  state.counters["pairs/s"] = benchmark::Counter(pairs, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters[unit + "/s"] = benchmark::Counter(pairs, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["bytes/s"] = benchmark::Counter(bytes, benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["pairs"] = pairs;
+  state.counters[unit] = pairs;
   state.counters["bytes"] = bytes;
 }
 
@@ -202,6 +211,8 @@ void register_launch_benchmarks(const Options& o);     // Kokkos launch variants
 void register_cuda_reference_benchmarks(const Options& o);  // plain CUDA (cuda_reference.cpp)
 void register_edm_benchmarks(const Options& o);        // apps/edm (edm_benchmarks.cpp)
 void register_collision_benchmarks(const Options& o);  // apps/collision (collision_benchmarks.cpp)
+void register_bench3_benchmarks(const Options& o);     // dummy3, sink3, launch3 (bench3_benchmarks.cpp)
+void register_atm_benchmarks(const Options& o);        // apps/triplets (atm_benchmarks.cpp)
 
 }  // namespace tdmaps_bench
 

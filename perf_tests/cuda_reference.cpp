@@ -190,6 +190,7 @@ const char* map_label(RefMap m) { return m == RefMap::bb ? "bb" : "lambda_rsqrt"
 const char* body_label(RefBody b) {
   switch (b) {
     case RefBody::dummy: return "dummy";
+    case RefBody::dummy_full: return "dummy_full";
     case RefBody::edm_packed_d2: return "edm_packed_d2";
     case RefBody::edm_full_d2: return "edm_full_d2";
     case RefBody::edm_packed_d4: return "edm_packed_d4";
@@ -202,6 +203,7 @@ void launch(RefMap m, RefBody b, index_t n, int rho, int rows, const float* x, v
   float* f = static_cast<float*>(out);
   switch (b) {
     case RefBody::dummy: run_map(m, n, rho, rows, DummyStore{static_cast<std::uint32_t*>(out)}); break;
+    case RefBody::dummy_full: run_map(m, n, rho, rows, DummyFullStore{static_cast<std::uint32_t*>(out), n}); break;
     case RefBody::edm_packed_d2: run_map(m, n, rho, rows, EdmBody<2, false>{x, f, n}); break;
     case RefBody::edm_full_d2: run_map(m, n, rho, rows, EdmBody<2, true>{x, f, n}); break;
     case RefBody::edm_packed_d4: run_map(m, n, rho, rows, EdmBody<4, false>{x, f, n}); break;
@@ -232,7 +234,8 @@ void run_tile_map(RefMap m, index_t n, int rho, int rows, int per_block, const f
 
 void launch_tile(RefMap m, RefBody b, index_t n, int rho, int rows, int per_block, const float* x, float* out) {
   switch (b) {
-    case RefBody::dummy: throw std::invalid_argument("tdmaps cuda_reference: launch_tile runs the EDM bodies only");
+    case RefBody::dummy:
+    case RefBody::dummy_full: throw std::invalid_argument("tdmaps cuda_reference: launch_tile runs the EDM bodies only");
     case RefBody::edm_packed_d2: run_tile_map<2, false>(m, n, rho, rows, per_block, x, out); break;
     case RefBody::edm_full_d2: run_tile_map<2, true>(m, n, rho, rows, per_block, x, out); break;
     case RefBody::edm_packed_d4: run_tile_map<4, false>(m, n, rho, rows, per_block, x, out); break;
@@ -256,6 +259,7 @@ std::string attributes(RefMap m, RefBody b) {
   cudaFuncAttributes a{};
   switch (b) {
     case RefBody::dummy: a = attributes_for<DummyStore>(m); break;
+    case RefBody::dummy_full: a = attributes_for<DummyFullStore>(m); break;
     case RefBody::edm_packed_d2: a = attributes_for<EdmBody<2, false>>(m); break;
     case RefBody::edm_full_d2: a = attributes_for<EdmBody<2, true>>(m); break;
     case RefBody::edm_packed_d4: a = attributes_for<EdmBody<4, false>>(m); break;

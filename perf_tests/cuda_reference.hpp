@@ -23,14 +23,15 @@ namespace tdmaps_bench {
 namespace cuda_reference {
 
 enum class RefMap { bb, lambda_rsqrt };
-enum class RefBody { dummy, edm_packed_d2, edm_full_d2, edm_packed_d4, edm_full_d4 };
+enum class RefBody { dummy, dummy_full, edm_packed_d2, edm_full_d2, edm_packed_d4, edm_full_d4 };
 
 const char* map_label(RefMap m);    ///< "bb", "lambda_rsqrt": MapSpec labels
 const char* body_label(RefBody b);  ///< "dummy", "edm_packed_d4", ...
 
 /// Launches `body` over the lower triangle (diagonal included) of side n with
 /// block side rho under `map`, asynchronously. x: n x d fp32 points (EDM only);
-/// out: uint32 packed (dummy), fp32 packed T(n) or full n x n (EDM).
+/// out: uint32 packed (dummy) or full n x n (dummy_full), fp32 packed T(n)
+/// or full n x n (EDM).
 /// rows = rho: blocks of rho x rho threads, one element each (the papers');
 /// rows < rho: blocks of rho x rows threads, each thread walks rho / rows rows
 /// of its block (the shape tdmaps' launch layer gives Kokkos teams).
@@ -56,6 +57,24 @@ void fill(std::uint32_t* out, std::size_t count, std::uint32_t value, bool vec4)
 
 /// Registers per thread and local memory (stack) bytes of the kernel.
 std::string attributes(RefMap map, RefBody body);
+
+// ---- 3-D (cuda_reference3.cpp) ---------------------------------------------
+
+enum class RefMap3 { bb3, lambda3_cbrt };
+const char* map3_label(RefMap3 m);  ///< "bb3", "lambda3_cbrt": MapSpec3 labels
+
+/// The 3-D dummy body (kernel_bodies.hpp, Dummy3Store: one 4-byte store per
+/// strict triplet k < j < i < n at its packed position) under `map` (BB3, or
+/// lambda3 with the single-precision cube root, exact), asynchronously:
+/// <<<league, dim3(rho, layers rho)>>>, blockIdx.x = omega, threadIdx.x the
+/// column k, threadIdx.y = row j + rho x phase, each thread walking the
+/// block's layers i = phase, phase + layers, ... (the block shape and walk of
+/// tdmaps' 3-D element path, launch/hints.hpp team_layers3). Throws
+/// std::runtime_error on a launch error.
+void launch3(RefMap3 map, tdmaps::index_t n, int rho, int layers, std::uint32_t* out);
+
+/// Registers per thread and local memory bytes of launch3's kernel.
+std::string attributes3(RefMap3 map);
 
 }  // namespace cuda_reference
 }  // namespace tdmaps_bench

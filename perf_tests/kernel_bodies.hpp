@@ -7,13 +7,24 @@
 // launch path's and nothing else's.
 //
 //   DummyStore        out[T(i) + j] = dummy_value(i, j)       (4 B per element)
+//   DummyFullStore    out[i n + j] = dummy_value(i, j): the papers' map-only
+//                     test, one int per element of the full n x n matrix
+//                     (lower part written)
+//   Dummy3Store       out[tet_index(i, j, k)] = dummy3_value(i, j, k), strict
+//                     triplets k < j < i (4 B per triplet; tdmaps::Dummy3Kernel
+//                     on a raw pointer)
+//   Dummy3FullStore   out[(i n + j) n + k] = dummy3_value(i, j, k): the same
+//                     strict triplets into the full n^3 array, the authors'
+//                     3-D map-only store pattern
 //   EdmBody<D, Full>  out[T(i) + j] (packed) or out[i n + j] (full, lower part
 //                     written) = || x_i - x_j ||_2, x an n x D row-major fp32
 //                     array; scalar loads in both paths.
 
 #include <tdmaps/detail/intrinsics.hpp>
+#include <tdmaps/core/tetrahedral.hpp>
 #include <tdmaps/core/triangular.hpp>
 #include <tdmaps/kernels/dummy.hpp>
+#include <tdmaps/kernels/dummy3.hpp>
 
 #include <cstdint>
 
@@ -26,6 +37,29 @@ struct DummyStore {
   std::uint32_t* out = nullptr;
   KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, index_t j) const {
     out[tdmaps::tri(i) + j] = tdmaps::dummy_value(i, j);
+  }
+};
+
+struct DummyFullStore {
+  static constexpr const char* name = "dummy_full";
+  std::uint32_t* out = nullptr;
+  index_t n = 0;
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, index_t j) const { out[i * n + j] = tdmaps::dummy_value(i, j); }
+};
+
+struct Dummy3Store {
+  static constexpr const char* name = "dummy3";
+  std::uint32_t* out = nullptr;
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, index_t j, index_t k) const {
+    out[tdmaps::tet_index(i, j, k, tdmaps::Triangle::strict_lower)] = tdmaps::dummy3_value(i, j, k);
+  }
+};
+
+struct Dummy3FullStore {
+  std::uint32_t* out = nullptr;
+  index_t n = 0;
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, index_t j, index_t k) const {
+    out[(i * n + j) * n + k] = tdmaps::dummy3_value(i, j, k);
   }
 };
 
@@ -55,6 +89,45 @@ struct DummyCheck {
     const index_t i = tdmaps::tri_root(p);
     const index_t j = p - tdmaps::tri(i);
     if (out[p] != tdmaps::dummy_value(i, j)) ++errors;
+  }
+};
+
+struct DummyFullCheck {
+  const std::uint32_t* out = nullptr;
+  index_t n = 0;
+  KOKKOS_FUNCTION void operator()(const index_t p, index_t& errors) const {
+    const index_t i = tdmaps::tri_root(p);
+    const index_t j = p - tdmaps::tri(i);
+    if (out[i * n + j] != tdmaps::dummy_value(i, j)) ++errors;
+  }
+};
+
+/// Over the packed index p of the strict tetrahedron (T3(n - 2) values):
+/// p = T3(i - 2) + T(j - 1) + k, inverted by the exact roots of core/ (not
+/// by any map). dummy3_value wraps past i, j, k = 1023 and can repeat
+/// there, which only weakens the check at those triplets.
+struct Dummy3Check {
+  const std::uint32_t* out = nullptr;
+  KOKKOS_FUNCTION void operator()(const index_t p, index_t& errors) const {
+    const index_t m = tdmaps::tet_root(p);  // i - 2
+    const index_t r = p - tdmaps::tet(m);
+    const index_t q = tdmaps::tri_root(r);  // j - 1
+    const index_t k = r - tdmaps::tri(q);
+    if (out[p] != tdmaps::dummy3_value(m + 2, q + 1, k)) ++errors;
+  }
+};
+
+/// Dummy3Check for Dummy3FullStore's output: triplet p of the packed order
+/// at (i n + j) n + k.
+struct Dummy3FullCheck {
+  const std::uint32_t* out = nullptr;
+  index_t n = 0;
+  KOKKOS_FUNCTION void operator()(const index_t p, index_t& errors) const {
+    const index_t m = tdmaps::tet_root(p);
+    const index_t r = p - tdmaps::tet(m);
+    const index_t q = tdmaps::tri_root(r);
+    const index_t k = r - tdmaps::tri(q);
+    if (out[((m + 2) * n + q + 1) * n + k] != tdmaps::dummy3_value(m + 2, q + 1, k)) ++errors;
   }
 };
 

@@ -1,6 +1,8 @@
 // The launch-path comparison ("launch/<body>.<launch>/<map>/r<rho>/n<n>"):
 // the same element-kernel bodies (kernel_bodies.hpp) under the same maps,
-// launched several ways in one run. Two team shapes:
+// launched several ways in one run. Bodies: dummy (packed stores),
+// dummy_full (the papers' map-only test: one int per element of the full
+// n x n matrix), EDM packed / full in 2-D and 4-D. Two team shapes:
 //   papers' shape   rho x rho threads, one element per thread
 //   tdmaps' shape   rho lanes x rows threads, rows = min(rho, 256 / rho)
 //                   (LaunchHints' default), rho / rows elements per thread
@@ -109,7 +111,7 @@ const char* launch_label(Launch l) {
   return "?";
 }
 
-enum class BodyKind { dummy, edm_packed_d2, edm_full_d2, edm_packed_d4, edm_full_d4 };
+enum class BodyKind { dummy, dummy_full, edm_packed_d2, edm_full_d2, edm_packed_d4, edm_full_d4 };
 struct BodyInfo {
   BodyKind kind;
   const char* label;
@@ -117,6 +119,7 @@ struct BodyInfo {
   bool full;  // n x n output
 };
 const BodyInfo body_infos[] = {{BodyKind::dummy, "dummy", 0, false},
+                               {BodyKind::dummy_full, "dummy_full", 0, true},
                                {BodyKind::edm_full_d4, "edm_full_d4", 4, true},
                                {BodyKind::edm_packed_d4, "edm_packed_d4", 4, false},
                                {BodyKind::edm_full_d2, "edm_full_d2", 2, true},
@@ -142,7 +145,7 @@ void launch_kokkos(Launch l, const Map& map, const Body& body, const std::string
     return;
   }
 #if defined(TDMAPS_BENCH_HAVE_EDM)
-  if constexpr (!std::is_same<Body, DummyStore>::value) {
+  if constexpr (!std::is_same<Body, DummyStore>::value && !std::is_same<Body, DummyFullStore>::value) {
     if (l == Launch::tdmaps_tile) {
       const index_t n = map.domain.n;
       const index_t size = Body::full ? n * n : tdmaps::tri(n);
@@ -191,6 +194,11 @@ struct BodyOps<DummyStore> {
   static DummyStore body(std::uint32_t* out, const float*, index_t) { return DummyStore{out}; }
   static DummyCheck check(const std::uint32_t* out, const float*, index_t) { return DummyCheck{out}; }
 };
+template <>
+struct BodyOps<DummyFullStore> {
+  static DummyFullStore body(std::uint32_t* out, const float*, index_t n) { return DummyFullStore{out, n}; }
+  static DummyFullCheck check(const std::uint32_t* out, const float*, index_t n) { return DummyFullCheck{out, n}; }
+};
 template <int D, bool Full>
 struct BodyOps<EdmBody<D, Full>> {
   static EdmBody<D, Full> body(std::uint32_t* out, const float* x, index_t n) {
@@ -224,6 +232,7 @@ void run_case(benchmark::State& state, const Options& o, const BodyInfo& info, L
   using namespace cuda_reference;
   const RefMap ref_map = std::is_same<Map, BbMap>::value ? RefMap::bb : RefMap::lambda_rsqrt;
   const RefBody ref_body = info.kind == BodyKind::dummy           ? RefBody::dummy
+                           : info.kind == BodyKind::dummy_full    ? RefBody::dummy_full
                            : info.kind == BodyKind::edm_packed_d2 ? RefBody::edm_packed_d2
                            : info.kind == BodyKind::edm_full_d2   ? RefBody::edm_full_d2
                            : info.kind == BodyKind::edm_packed_d4 ? RefBody::edm_packed_d4
@@ -267,6 +276,7 @@ template <class Map>
 void run_body(benchmark::State& state, const Options& o, const BodyInfo& info, Launch l, const Map& map) {
   switch (info.kind) {
     case BodyKind::dummy: run_case<Map, DummyStore>(state, o, info, l, map); break;
+    case BodyKind::dummy_full: run_case<Map, DummyFullStore>(state, o, info, l, map); break;
     case BodyKind::edm_packed_d2: run_case<Map, EdmBody<2, false>>(state, o, info, l, map); break;
     case BodyKind::edm_full_d2: run_case<Map, EdmBody<2, true>>(state, o, info, l, map); break;
     case BodyKind::edm_packed_d4: run_case<Map, EdmBody<4, false>>(state, o, info, l, map); break;
@@ -295,7 +305,7 @@ void register_launch_benchmarks(const Options& o) {
             const bool variant = l == Launch::team_flat || l == Launch::range;
             if (variant && !(info.kind == BodyKind::dummy || info.kind == BodyKind::edm_full_d4)) continue;
             const bool tile = l == Launch::tdmaps_tile || l == Launch::cuda_tile;
-            if (tile && info.kind == BodyKind::dummy) continue;
+            if (tile && (info.kind == BodyKind::dummy || info.kind == BodyKind::dummy_full)) continue;
             const std::string name =
                 case_name("launch", std::string(info.label) + "." + launch_label(l), map, rho, n);
             const bool bb = std::string(map) == "bb";

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """The conventions every tdmaps CLI follows (apps/common/cli.hpp), checked on
-both tools.
+every tool.
 
-Usage: test_cli_conventions.py PATH/TO/tdmaps-edm PATH/TO/tdmaps-collide
+Usage: test_cli_conventions.py PATH/TO/tdmaps-edm PATH/TO/tdmaps-collide [PATH/TO/tdmaps-triplets]
 
 - An interrupt (SIGINT, SIGTERM, SIGHUP) during the write phase leaves no
   output and no temporary file, through the unnamed-file path (O_TMPFILE) and
   the named-temporary fallback (TDMAPS_NO_O_TMPFILE=1); the process dies of
   the signal.
-- JSON: every line parses, one schema for both tools (the same common keys,
+- JSON: every line parses, one schema for all tools (the same common keys,
   null for absent values, numbers as numbers), strings escaped (a tab in a
   file name).
 - Errors: "tdmaps-<tool>: error: ..." and exit 2 for usage errors, 1 for
@@ -34,7 +34,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import clitest  # noqa: E402
 from clitest import check, env_with, run  # noqa: E402
 
-EDM = COLLIDE = None
+EDM = COLLIDE = TRIPLETS = None
 
 COMMON_KEYS = {"tool", "version", "input", "seed", "n", "d", "precision", "map", "block", "kernel", "backend",
                "concurrency", "repeat", "ms", "ms_min", "ms_warmup", "ms_write", "ms_total", "output"}
@@ -138,12 +138,13 @@ def pty_run(exe, args, extra):
 
 
 def main():
-    global EDM, COLLIDE
-    if len(sys.argv) != 3:
+    global EDM, COLLIDE, TRIPLETS
+    if len(sys.argv) not in (3, 4):
         print(__doc__)
         return 2
     EDM, COLLIDE = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    tools = ((EDM, "tdmaps-edm"), (COLLIDE, "tdmaps-collide"))
+    TRIPLETS = os.path.abspath(sys.argv[3]) if len(sys.argv) == 4 else None
+    tools = ((EDM, "tdmaps-edm"), (COLLIDE, "tdmaps-collide")) + (((TRIPLETS, "tdmaps-triplets"),) if TRIPLETS else ())
 
     # ---- interrupts during the write phase
     with tempfile.TemporaryDirectory() as tmp:
@@ -157,6 +158,9 @@ def main():
                 interrupt_during_write(work, EDM, edm_args, sig, fallback, f"tdmaps-edm, {how}, signal {sig}")
                 interrupt_during_write(work, COLLIDE, collide_args, sig, fallback,
                                        f"tdmaps-collide, {how}, signal {sig}")
+                if TRIPLETS:
+                    interrupt_during_write(work, TRIPLETS, ["--random", 600, "--kernel", "dummy3"], sig, fallback,
+                                           f"tdmaps-triplets, {how}, signal {sig}")
         # Uninterrupted, both paths give a complete file and nothing else.
         for fallback in (False, True):
             out = os.path.join(work, "d.npy")
@@ -177,6 +181,10 @@ def main():
             (COLLIDE, "tdmaps-collide", ["--random", 300, "--json"]),
             (COLLIDE, "tdmaps-collide", ["--random", 300, "--json", "--result", "pairs", "--output", tab]),
         ]
+        if TRIPLETS:
+            runs += [(TRIPLETS, "tdmaps-triplets", ["--random", 100, "--json"]),
+                     (TRIPLETS, "tdmaps-triplets", ["--random", 100, "--json", "--output", quote, "--precision", "fp32"]),
+                     (TRIPLETS, "tdmaps-triplets", ["--random", 60, "--json", "--kernel", "dummy3", "--output", tab])]
         for exe, tool, args in runs:
             label = f"{tool} {' '.join(map(str, args))}"
             rc, out, err = run(exe, args)
@@ -221,6 +229,15 @@ def main():
             (COLLIDE, ["--random", "10", "--save-input", big, "--result", "flags", "--output", big], 2,
              ["would overwrite"]),
         ]
+        if TRIPLETS:
+            cases += [
+                (TRIPLETS, ["--random", "0"], 2, ["--random 0"]),
+                (TRIPLETS, ["--random", "10", "--c9", "x"], 2, ["--c9 x"]),
+                (TRIPLETS, ["--random", "10", "--kokkos-frobnicate"], 2, ["--kokkos-frobnicate"]),
+                (TRIPLETS, ["--input", tmp], 1, ["is a directory"]),
+                (TRIPLETS, ["--random", "2000000", "--kernel", "dummy3", "--output", big], 1,
+                 ["dummy3 output", "host memory"]),
+            ]
         for exe, args, status, words in cases:
             tool = os.path.basename(exe)
             label = f"{tool} {' '.join(args)}"

@@ -36,6 +36,8 @@ else echo "edm interop: scipy missing on this machine" | note; fi
 if python3 -c "import numpy" 2>/dev/null; then
   python3 "$REPO/apps/collision/test_cli.py" "$BIN/tdmaps-collide" > "$L/collide_cli.log" 2>&1
   echo "collide cli rc=$?" | note
+  python3 "$REPO/apps/triplets/test_cli.py" "$BIN/tdmaps-triplets" > "$L/triplets_cli.log" 2>&1
+  echo "triplets cli rc=$?" | note
 fi
 
 say "main job on the GPU (n = 30720)"

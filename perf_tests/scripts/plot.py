@@ -6,11 +6,13 @@
 Writes into DIR (default: the CSV's folder):
   improvement_<test>.png   I = t_BB / t_map against n (in units of 2^10, as
                            Fig. 5 of the journal paper), one panel per
-                           variant, one line per map, BB the line I = 1
+                           variant, one line per map, BB the line I = 1;
+                           the 3-D tests (dummy3, sink3, atm) against BB3
   bandwidth.png            achieved GB/s against n of the store-bound cases
                            (dummy, EDM d = 4) beside the measured write ceiling
   launch_overhead.png      t / t of the plain-CUDA launch of the same team
                            shape, per launch path (launch group; CUDA sweeps only)
+  launch3_overhead.png     t_tdmaps / t_cuda of the 3-D element path (launch3)
 Block side: --rho, else the largest one measured for each test.
 """
 
@@ -29,7 +31,10 @@ MAP_STYLE = {
     "lambda_sqrt_eps": "#aec7e8", "lambda_newton": "#2ca02c", "lambda_newton_eps": "#98df8a",
     "lambda_fp64": "#9467bd", "lambda_fp64_eps": "#c5b0d5", "rb": "#ff7f0e", "rec": "#8c564b", "h": "#e377c2", "hadouken": "#e377c2",
     "utm": "#7f7f7f",
+    "bb3": "#000000", "lambda3_cbrt": "#d62728", "lambda3_cbrt_eps": "#ff9896", "lambda3_cardano": "#1f77b4",
+    "lambda3_cardano_eps": "#aec7e8", "lambda3_fp64": "#9467bd", "lambda3_fp64_eps": "#c5b0d5",
 }
+BB_MAPS = ("bb", "bb3")
 LAUNCH_STYLE = {"tdmaps": "#d62728", "team_flat": "#1f77b4", "tdmaps_t1024": "#ff7f0e", "range": "#2ca02c",
                 "cuda_t256": "#7f7f7f", "tdmaps_t128": "#9467bd", "tdmaps_t64": "#8c564b", "prop_t256": "#17becf",
                 "prop_t64": "#bcbd22", "tdmaps_tile": "#17becf", "cuda_tile": "#7f7f7f"}
@@ -138,31 +143,33 @@ def pick_rho(rows, want):
 
 def improvement_figures(rows, tmp, rho_arg):
     figs = []
-    for test in ("dummy", "sink", "edm", "collision"):
+    for test in ("dummy", "sink", "edm", "collision", "dummy3", "sink3", "atm"):
         rs = [r for r in rows if r["test"] == test and r["I"] is not None]
         rho = pick_rho(rs, rho_arg)
         if rho is None:
             continue
         rs = [r for r in rs if r["rho"] == rho]
         variants = sorted({r["variant"] for r in rs})
-        fig = Figure(tmp, "improvement_" + test, "%s: I = t_{BB} / t_{map}, block side %d (same run)" % (test, rho))
+        bb_name = "bb3" if any(r["map"] == "bb3" for r in rs) else "bb"
+        fig = Figure(tmp, "improvement_" + test, "%s: I = t_{%s} / t_{map}, block side %d (same run)" % (
+            test, bb_name.upper(), rho))
         for v in variants:
             series, bad = [], []
-            maps = sorted({r["map"] for r in rs if r["variant"] == v and r["map"] != "bb"},
+            maps = sorted({r["map"] for r in rs if r["variant"] == v and r["map"] not in BB_MAPS},
                           key=lambda m: list(MAP_STYLE).index(m) if m in MAP_STYLE else 99)
             for m in maps:
                 pts = [(r["n"], r["I"]) for r in rs if r["variant"] == v and r["map"] == m]
                 wrong = [(r["n"], r["I"]) for r in rs if r["variant"] == v and r["map"] == m and r["errors"]]
                 series.append((m, MAP_STYLE.get(m, "#17becf"), pts))
                 bad.append((m, MAP_STYLE.get(m, "#17becf"), wrong))
-            fig.panel("%s/%s" % (test, v), "I", series, hline=1, hline_title="bb", bad=bad)
+            fig.panel("%s/%s" % (test, v), "I", series, hline=1, hline_title=bb_name, bad=bad)
         figs.append(fig)
     return figs
 
 
 def bandwidth_figure(rows, tmp, rho_arg):
     ceiling = max([r["gb_per_s"] for r in rows if r["test"] == "ceiling" and r["gb_per_s"]] or [0]) or None
-    wanted = [("dummy", "store")] + [("edm", "%s_d4_%s" % (l, k)) for l in ("packed", "full") for k in ("element", "tile")]
+    wanted = [("dummy", "store"), ("dummy3", "store")] + [("edm", "%s_d4_%s" % (l, k)) for l in ("packed", "full") for k in ("element", "tile")]
     fig = Figure(tmp, "bandwidth", "achieved GB/s (bytes written once) vs the measured write ceiling")
     for test, variant in wanted:
         rs = [r for r in rows if r["test"] == test and r["variant"] == variant and r["gb_per_s"]]
@@ -177,16 +184,18 @@ def bandwidth_figure(rows, tmp, rho_arg):
     return [fig] if fig.panels else []
 
 
-def launch_figure(rows, tmp):
-    rs = [r for r in rows if r["test"] == "launch" and r["vs_cuda"] is not None]
+def launch_figure(rows, tmp, test="launch"):
+    rs = [r for r in rows if r["test"] == test and r["vs_cuda"] is not None]
     if not rs:
         return []
-    fig = Figure(tmp, "launch_overhead", "launch path time / plain-CUDA time of the same team shape (same body, map, run)")
+    fig = Figure(tmp, test + "_overhead", "launch path time / plain-CUDA time of the same team shape (same body, map, run)")
     keys = sorted({(r["variant"].rsplit(".", 1)[0], r["map"], r["rho"]) for r in rs})
+    hows = ("tdmaps",) if test == "launch3" else (
+        "tdmaps", "team_flat", "prop_t256", "prop_t64", "tdmaps_t1024", "tdmaps_t128", "tdmaps_t64", "range", "cuda_t256",
+        "tdmaps_tile")
     for body, m, rho in keys:
         series = []
-        for how in ("tdmaps", "team_flat", "prop_t256", "prop_t64", "tdmaps_t1024", "tdmaps_t128", "tdmaps_t64", "range",
-                    "cuda_t256", "tdmaps_tile"):
+        for how in hows:
             pts = [(r["n"], r["vs_cuda"]) for r in rs
                    if r["variant"] == body + "." + how and r["map"] == m and r["rho"] == rho]
             series.append((how, LAUNCH_STYLE[how], pts))
@@ -207,7 +216,8 @@ def main():
     os.makedirs(out, exist_ok=True)
     term = terminal()
     with tempfile.TemporaryDirectory(prefix="tdmaps_plot_") as tmp:
-        figs = improvement_figures(rows, tmp, a.rho) + bandwidth_figure(rows, tmp, a.rho) + launch_figure(rows, tmp)
+        figs = (improvement_figures(rows, tmp, a.rho) + bandwidth_figure(rows, tmp, a.rho) + launch_figure(rows, tmp)
+                + launch_figure(rows, tmp, "launch3"))
         if not figs:
             die("nothing to plot in %s (no cases with an I)" % a.csv)
         for fig in figs:

@@ -2,6 +2,7 @@
 """The perf issue's targets, read off sweep results.
 
   python3 perf_tests/scripts/targets.py RESULTS.csv [RESULTS.csv ...] [--n 30720] [--big-n 65536]
+                                        [--n3 1024] [--atm-n 4096]
 
 Reads the results.csv files written by sweep.py and prints one line per
 target: the best measured figure, the case it comes from, and whether the
@@ -9,7 +10,9 @@ target is met. Every ratio (I = t_BB / t_map, t_tdmaps / t_cuda,
 exact / epsilon) is taken from rows of the same CSV, i.e. the same run;
 absolute times are the median of the case's iterations. Only cases whose
 output check found no error count. A target without data says so ("no data")
-and counts as not met.
+and counts as not met. The 2-D lines are the perf issue's (issue 5); the
+lines marked "3-D" are the tetrahedral issue's (dummy3, launch3, atm groups;
+I = t_BB3 / t_map).
 
 Python 3 standard library only. Exit status 0 (it is a report), 2 on bad
 arguments or unreadable files.
@@ -20,6 +23,8 @@ import csv
 import os
 import sys
 
+LAMBDA3 = {"lambda3_cbrt", "lambda3_cbrt_eps", "lambda3_cardano", "lambda3_cardano_eps", "lambda3_fp64",
+           "lambda3_fp64_eps"}
 BLOCK_SPACE = {"lambda_rsqrt", "lambda_rsqrt_eps", "lambda_sqrt", "lambda_sqrt_eps", "lambda_newton",
                "lambda_newton_eps", "lambda_fp64", "lambda_fp64_eps", "rb", "rec", "h", "hadouken"}
 
@@ -51,7 +56,7 @@ def load(path):
         if num(r.get("errors")) not in (None, 0.0):
             continue
         r = dict(r)
-        for k in ("ms_median", "I", "vs_cuda", "gb_per_s", "pct_write_ceiling"):
+        for k in ("ms_median", "I", "vs_cuda", "gb_per_s", "pct_write_ceiling", "gtriplets_per_s"):
             r[k] = num(r.get(k))
         r["rho"] = int(r["rho"])
         r["n"] = int(r["n"])
@@ -103,6 +108,8 @@ def main():
     ap.add_argument("csv", nargs="+", help="results.csv of sweep.py (or its folder)")
     ap.add_argument("--n", type=int, default=30720, help="problem side of the targets (default %(default)s)")
     ap.add_argument("--big-n", type=int, default=65536, help="the larger EDM side (default %(default)s)")
+    ap.add_argument("--n3", type=int, default=1024, help="side of the dummy3 time target (default %(default)s)")
+    ap.add_argument("--atm-n", type=int, default=4096, help="particles of the ATM targets (default %(default)s)")
     a = ap.parse_args()
     runs = [load(p) for p in a.csv]
     rows = [r for run in runs for r in run]
@@ -169,7 +176,75 @@ def main():
     else:
         rep.add("exact lambda-R within 2% of epsilon lambda-R (dummy)", None, None, None, False)
 
+    targets_3d(rep, runs, rows, a)
     rep.print()
+
+
+def targets_3d(rep, runs, rows, a):
+    """The tetrahedral issue's lines (dummy3, launch3, atm groups)."""
+    # The element path against plain CUDA, same body, map and block shape, in 2-D and 3-D.
+    c2 = [r for r in rows if r["test"] == "launch" and r["rho"] == 32 and r["n"] == a.n and r["vs_cuda"] is not None
+          and r["variant"].endswith(".tdmaps")]
+    l3 = [r for r in rows if r["test"] == "launch3" and r["vs_cuda"] is not None]
+    c3 = [r for r in l3 if r["n"] == max(x["n"] for x in l3)]
+    for label, c in (("2-D element path tdmaps <= 1.05 x plain CUDA (cuda_t256), every body and map", c2),
+                     ("3-D element path tdmaps <= 1.05 x plain CUDA (launch3, largest n)", c3)):
+        worst = max(c, key=lambda r: r["vs_cuda"]) if c else None
+        rep.add(label, worst and worst["vs_cuda"], worst and "worst %.2fx (best %.2fx)" % (
+            worst["vs_cuda"], min(r["vs_cuda"] for r in c)), worst and case(worst),
+            worst is not None and worst["vs_cuda"] <= 1.05)
+
+    # dummy3 at block side 8: the best lambda3 form over BB3 at the largest n measured.
+    d8 = [r for r in rows if r["test"] == "dummy3" and r["variant"] == "store" and r["rho"] == 8]
+    big = max((r["n"] for r in d8), default=None)
+    c = [r for r in d8 if r["n"] == big and r["map"] in LAMBDA3 and r["I"] is not None]
+    best = max(c, key=lambda r: r["I"]) if c else None
+    rep.add("3-D: I over BB3, dummy3 (block side 8, largest n): >= 4", best and best["I"],
+            best and "%.2f (%.3f ms)" % (best["I"], best["ms_median"]), best and case(best),
+            best is not None and best["I"] >= 4.0)
+
+    # Exact lambda3 (the default cube root) against the papers' fp32 Cardano
+    # epsilon form, dummy3 block side 8, same run, at the largest n where both
+    # outputs are right (the epsilon form is wrong past its fp32 limit).
+    label = "3-D: exact lambda3 within 3% of the papers' fp32 Cardano epsilon form (dummy3)"
+    found = None
+    for run in runs:
+        by = {}
+        for r in run:
+            if (r["test"] == "dummy3" and r["variant"] == "store" and r["rho"] == 8
+                    and r["map"] in ("lambda3_cbrt", "lambda3_cardano_eps")):
+                by.setdefault(r["n"], {})[r["map"]] = r
+        both = [n for n, d in by.items() if len(d) == 2]
+        if both:
+            found = by[max(both)]
+            break
+    if found:
+        q = found["lambda3_cbrt"]["ms_median"] / found["lambda3_cardano_eps"]["ms_median"]
+        rep.add(label, q, "%+.1f%%" % (100 * (q - 1)), case(found["lambda3_cbrt"]), q <= 1.03)
+    else:
+        rep.add(label, None, None, None, False)
+
+    time_target(rep, rows, "3-D: dummy3 strict, packed, n = %d: <= 0.30 ms" % a.n3, 0.30,
+                lambda r: r["test"] == "dummy3" and r["variant"] == "store" and r["n"] == a.n3)
+    time_target(rep, rows, "3-D: dummy3 strict, full n^3 array (the authors' stores), n = %d: <= 0.30 ms" % a.n3, 0.30,
+                lambda r: r["test"] == "dummy3" and r["variant"] == "full" and r["n"] == a.n3)
+
+    # ATM energy at n = atm_n: I over BB3 (fp64) of the fastest lambda3 case
+    # (not the largest I: a block side where BB3 is slow would inflate it),
+    # and triplets per second.
+    atm = lambda prec: [r for r in rows if r["test"] == "atm" and r["variant"] == prec and r["n"] == a.atm_n]
+    c = [r for r in atm("fp64") if r["map"] in LAMBDA3 and r["I"] is not None]
+    best = min(c, key=lambda r: r["ms_median"]) if c else None
+    rep.add("3-D: ATM fp64, n = %d: I over BB3 >= 1.3 (fastest lambda3 case)" % a.atm_n, best and best["I"],
+            best and "%.2f (%.3f ms)" % (best["I"], best["ms_median"]), best and case(best),
+            best is not None and best["I"] >= 1.3)
+    for prec, limit in (("fp64", 1e11), ("fp32", 4e11)):
+        c = [r for r in atm(prec) if r["gtriplets_per_s"]]
+        best = max(c, key=lambda r: r["gtriplets_per_s"]) if c else None
+        rate = best and best["gtriplets_per_s"] * 1e9
+        rep.add("3-D: ATM %s, n = %d: >= %.0e triplets/s" % (prec, a.atm_n, limit), rate,
+                rate and "%.3g triplets/s (%.3f ms)" % (rate, best["ms_median"]), best and case(best),
+                rate is not None and rate >= limit)
 
 
 if __name__ == "__main__":

@@ -8,14 +8,24 @@
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/detail/intrinsics.hpp>
 
+#include <cstdint>
+
 namespace tdmaps {
 
 /// T3(k) = k (k + 1) (k + 2) / 6: the first linear index of layer k of a
 /// tetrahedron k' <= j <= i (eq. (15) of the journal paper), and the number
-/// of blocks before it. tri(k) (k + 2) is divisible by 3 and below 2^63 for
-/// every k <= 2^21 + 2 (max_side3 + 2), so the product never overflows there.
-/// T3(-1) = T3(-2) = 0.
-KOKKOS_FORCEINLINE_FUNCTION constexpr index_t tet(index_t k) { return tri(k) * (k + 2) / 3; }
+/// of blocks before it; T3(-1) = T3(-2) = 0. For -2 <= k <= 2^21 + 2
+/// (max_side3 + 2) the product k (k + 1) (k + 2) is a multiple of 6 below
+/// 2^64, so it is halved and divided by 3 exactly as a multiplication by the
+/// inverse of 3 modulo 2^64: no division instruction (a 64-bit one is a
+/// software routine on GPUs), and the packed index of every triplet of a
+/// kernel pays three multiplications.
+KOKKOS_FORCEINLINE_FUNCTION constexpr index_t tet(index_t k) {
+  return static_cast<index_t>(((static_cast<std::uint64_t>(k) * static_cast<std::uint64_t>(k + 1) *
+                                static_cast<std::uint64_t>(k + 2)) >>
+                               1) *
+                              0xAAAAAAAAAAAAAAABull);
+}
 
 /// Largest k with tet(k) <= omega (the layer of linear index omega in a
 /// tetrahedron incl. its faces). Exact for 0 <= omega <= tet(2^21): the

@@ -57,6 +57,29 @@ struct ElementFunctor {
   static constexpr bool lanes = is_gpu_space<ExecSpace>::value;
 #endif
 
+  /// The lane walk of block t by the thread of lane tj and rows first, first + step, ...
+  KOKKOS_FORCEINLINE_FUNCTION void walk(const Tile& t, const int tj, const int first, const int step) const {
+    const int strict = t.triangle == Triangle::strict_lower ? 1 : 0;
+    if (tj >= t.cols) return;
+    const index_t j = t.j0 + tj;
+    const int start = t.diagonal() ? first_row_from(first, step, tj + strict) : first;
+    index_t i = t.i0 + start;
+    for (int ti = start; ti < t.rows; ti += step, i += step) kernel(i, j);
+  }
+
+  /// Blocks of the triangle per CUDA block of the direct launch: one.
+  KOKKOS_FUNCTION int direct_group() const { return 1; }
+  int group = 1;  ///< blocks per CUDA block of the direct launch (always 1 here)
+
+  /// The body of the direct CUDA launch (detail/cuda_launch.hpp): block
+  /// blockIdx.x of this launch's omegas, walked as on a Kokkos team.
+  KOKKOS_FUNCTION void run_direct() const {
+    const index_t k = intrinsics::block_x();
+    Block2 b;
+    if (k < count && detail::block(map, launch, offset + k, b))
+      walk(make_tile(map.domain, b), intrinsics::thread_x(), intrinsics::thread_y(), intrinsics::block_dim_y());
+  }
+
   KOKKOS_FORCEINLINE_FUNCTION void run_block(const team_member_t<ExecSpace>& team, const Tile& t) const {
     // Every element of an off-diagonal block lies in the domain (j <= j0 +
     // rho - 1 < i0 <= i): only diagonal blocks start a lane's rows at its
@@ -72,21 +95,13 @@ struct ElementFunctor {
       // every vector loop. The `launch` group decides it: `tdmaps` against
       // `team_flat` and the plain-CUDA `cuda_t256`, `edm_packed_d2` under BB
       // at block side 32.
-      const int strict = t.triangle == Triangle::strict_lower ? 1 : 0;
-      const auto walk = [&](const int tj, const int first, const int step) {
-        if (tj >= t.cols) return;
-        const index_t j = t.j0 + tj;
-        const int start = t.diagonal() ? first_row_from(first, step, tj + strict) : first;
-        index_t i = t.i0 + start;
-        for (int ti = start; ti < t.rows; ti += step, i += step) kernel(i, j);
-      };
       if constexpr (intrinsics::warp_code()) {
         // CUDA: the team is a block of (rho, R) threads, each thread exactly
         // one (lane, first) pair: no loop around it (for_each_lane's
         // TeamVectorRange costs its bounds and loop test per block).
-        walk(intrinsics::thread_x(), intrinsics::thread_y(), intrinsics::block_dim_y());
+        walk(t, intrinsics::thread_x(), intrinsics::thread_y(), intrinsics::block_dim_y());
       } else {
-        for_each_lane(team, log2_rho, walk);
+        for_each_lane(team, log2_rho, [&](const int tj, const int first, const int step) { walk(t, tj, first, step); });
       }
     } else {
       // Host: a team of one walks the block; the inner loop vectorises.

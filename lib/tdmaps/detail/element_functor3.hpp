@@ -51,29 +51,60 @@ struct ElementFunctor3 {
   static constexpr bool lanes = is_gpu_space<ExecSpace>::value;
 #endif
 
+  /// The walk of block t by the thread of column tk, row tj and layers first,
+  /// first + step, ...: it keeps its column k and row j and walks its layers
+  /// i; k <= j is one test per thread (only failing on blocks with bj = bk),
+  /// j <= i fixes the first layer (only on blocks with bi = bj); elsewhere
+  /// every triplet of the block is inside.
+  KOKKOS_FORCEINLINE_FUNCTION void walk(const Tile3& t, const int tk, const int tj, const int first,
+                                        const int step) const {
+    const int strict = t.triangle == Triangle::strict_lower ? 1 : 0;
+    if (tk >= t.nk || tj >= t.nj) return;
+    const index_t j = t.j0 + tj;
+    const index_t k = t.k0 + tk;
+    if (k + strict > j) return;
+    const int start = first_row_from(first, step, static_cast<int>(j + strict - t.i0));
+    index_t i = t.i0 + start;
+    for (int ti = start; ti < t.ni; ti += step, i += step) kernel(i, j, k);
+  }
+
+  /// CUDA: a block of (rho, p rho) threads, each thread one (tk, tj, first).
+  KOKKOS_FORCEINLINE_FUNCTION void walk_thread(const Tile3& t, const int tk) const {
+    const int y = intrinsics::thread_y();
+    walk(t, tk, y & ((1 << log2_rho) - 1), y >> log2_rho, intrinsics::block_dim_y() >> log2_rho);
+  }
+
+  /// Blocks of the tetrahedron per CUDA block of the direct launch (at most;
+  /// run_league halves it until the CUDA block fits and sets `group`): 32 /
+  /// rho, side by side along x, so a warp's 32 lanes are the columns k of
+  /// 32 / rho consecutive omegas: in lambda3's order the neighbouring blocks
+  /// (bi, bj, bk), (bi, bj, bk + 1), ... of one block row, whose rows of a
+  /// packed output (k fastest) are one contiguous run of 32 values. One
+  /// block per warp would write rho-value pieces of rho different rows per
+  /// store instead. The `dummy3` cases at block side 8 decide it.
+  KOKKOS_FUNCTION int direct_group() const { return 32 >> log2_rho; }
+  int group = 1;  ///< blocks side by side in one CUDA block of the direct launch
+
+  /// The body of the direct CUDA launch (detail/cuda_launch.hpp): lane x of
+  /// CUDA block B takes column x mod rho of omega B group + x / rho.
+  KOKKOS_FUNCTION void run_direct() const {
+    const int x = intrinsics::thread_x();
+    const index_t w = static_cast<index_t>(intrinsics::block_x()) * group + (x >> log2_rho);
+    Block3 b;
+    if (w < count && detail::block(map, launch, offset + w, b))
+      walk_thread(make_tile(map.domain, b), x & ((1 << log2_rho) - 1));
+  }
+
   KOKKOS_FORCEINLINE_FUNCTION void run_block(const team_member_t<ExecSpace>& team, const Tile3& t) const {
     const int strict = t.triangle == Triangle::strict_lower ? 1 : 0;
     if constexpr (lanes) {
-      // Each thread keeps its column k (lane) and row j and walks its layers
-      // i = first, first + step, ...: k <= j is one test per thread (only on
-      // blocks with bj = bk), j <= i fixes the first layer (only on blocks
-      // with bi = bj); elsewhere every triplet of the block is inside.
-      const auto walk = [&](const int tk, const int tj, const int first, const int step) {
-        if (tk >= t.nk || tj >= t.nj) return;
-        const index_t j = t.j0 + tj;
-        const index_t k = t.k0 + tk;
-        if (k + strict > j) return;
-        const int lowest = static_cast<int>(j + strict - t.i0);  // first layer with i >= j (+ strict)
-        const int start = first_row_from(first, step, lowest);
-        index_t i = t.i0 + start;
-        for (int ti = start; ti < t.ni; ti += step, i += step) kernel(i, j, k);
-      };
       if constexpr (intrinsics::warp_code()) {
         // CUDA: a block of (rho, p rho) threads, each thread one (tk, tj, first).
-        const int y = intrinsics::thread_y();
-        walk(intrinsics::thread_x(), y & ((1 << log2_rho) - 1), y >> log2_rho, intrinsics::block_dim_y() >> log2_rho);
+        walk_thread(t, intrinsics::thread_x());
       } else {
-        for_each_lane3(team, log2_rho, walk);
+        for_each_lane3(team, log2_rho, [&](const int tk, const int tj, const int first, const int step) {
+          walk(t, tk, tj, first, step);
+        });
       }
     } else {
       // Host: a team of one walks the block; the inner loop over k vectorises.

@@ -166,6 +166,15 @@ KOKKOS_FORCEINLINE_FUNCTION int thread_x() {
   return 0;
 #endif
 }
+/// CUDA device pass: blockIdx.x (the block of a direct launch,
+/// detail/cuda_launch.hpp); host passes: 0.
+KOKKOS_FORCEINLINE_FUNCTION int block_x() {
+#if defined(__CUDA_ARCH__)
+  return static_cast<int>(blockIdx.x);
+#else
+  return 0;
+#endif
+}
 KOKKOS_FORCEINLINE_FUNCTION int thread_y() {
 #if defined(__CUDA_ARCH__)
   return static_cast<int>(threadIdx.y);

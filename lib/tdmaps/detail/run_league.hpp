@@ -4,10 +4,12 @@
 // Not API (tdmaps::detail): the one place that builds a TeamPolicy for a
 // map's league (2-D or 3-D): the team shape from LaunchHints, blocks per team, the split
 // of long leagues into Kokkos launches with an omega offset, and the checks
-// of scratch and team size against the backend's limits.
+// of scratch and team size against the backend's limits. Element functors
+// on Kokkos::Cuda with one block per team launch directly (detail/cuda_launch.hpp).
 
 #include <tdmaps/core/domain.hpp>
 #include <tdmaps/core/types.hpp>
+#include <tdmaps/detail/cuda_launch.hpp>
 #include <tdmaps/launch/hints.hpp>
 #include <tdmaps/launch/team_policy.hpp>
 #include <tdmaps/launch/tile.hpp>
@@ -65,6 +67,16 @@ void run_league(const ExecSpace& space, const std::string& label, const Domain& 
     const index_t chunk = (omegas + per_team - 1) / per_team;  // teams: each takes at most per_team omegas
     f.offset = offset;
     f.count = omegas;
+    if constexpr (has_direct_launch<ExecSpace, Functor>::value) {
+      if (per_team == 1 && scratch == 0) {  // element kernels, one block per team (detail/cuda_launch.hpp)
+        // Blocks of the domain side by side in one CUDA block, as many as fit 1024 threads.
+        int group = f.direct_group();
+        while (group > 1 && vector_length * group * team_size > 1024) group /= 2;
+        f.group = group;
+        direct_launch(space, label, (omegas + group - 1) / group, vector_length * group, team_size, f);
+        continue;
+      }
+    }
     team_policy_t<ExecSpace> policy(space, static_cast<int>(chunk), team_size, vector_length);
     if (scratch > 0) {
       const std::size_t max_scratch = static_cast<std::size_t>(team_policy_t<ExecSpace>::scratch_size_max(0));
