@@ -73,7 +73,7 @@ else
 fi
 
 # ---------------------------------------------------------------- packages
-PKGS="cmake g++ ninja-build make patch ca-certificates dpkg-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev gnuplot-nox python3 python3-numpy python3-scipy"
+PKGS="cmake g++ ninja-build make patch ca-certificates dpkg-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev gnuplot-nox python3 python3-numpy python3-scipy pybind11-dev python3-pybind11 python3-pytest libopenmpi-dev openmpi-bin"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -231,10 +231,13 @@ else
 fi
 
 # ---------------------------------------------------------------- build
+# Kokkos is built position-independent: the Python module (python/) links its
+# static libraries into a shared object. The "pic" in the name keeps a prefix
+# built before that from being reused.
 if [ "$PRESET" = host ]; then
-  NAME="$KEY-host"
+  NAME="$KEY-pic-host"
 else
-  NAME="$KEY-cuda-$ARCH"
+  NAME="$KEY-pic-cuda-$ARCH"
 fi
 if [ "$NODEP" = 1 ]; then NAME="$NAME-nodep"; fi
 PREFIX="$CACHE/install/$NAME"
@@ -244,7 +247,7 @@ if [ ! -f "$PREFIX/.complete" ]; then
   mkdir -p "$BLD" "$CACHE/logs"
   LOG="$CACHE/logs/$NAME"
   common=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17 -DCMAKE_CXX_EXTENSIONS=OFF
-          -DCMAKE_INSTALL_PREFIX="$PREFIX" -DCMAKE_INSTALL_LIBDIR=lib)
+          -DCMAKE_INSTALL_PREFIX="$PREFIX" -DCMAKE_INSTALL_LIBDIR=lib -DCMAKE_POSITION_INDEPENDENT_CODE=ON)
   if [ "$PRESET" = host ]; then
     kflags=(-DCMAKE_CXX_COMPILER=g++ -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_OPENMP=ON)
     kkflags=(-DCMAKE_CXX_COMPILER=g++)

@@ -105,8 +105,7 @@ void check_output_path(const std::string& path) {
 }
 
 template <class T>
-void write_npy(const std::string& path, const T* data, const std::vector<std::int64_t>& shape,
-               const WriteProgress& progress) {
+std::string npy_header(const std::vector<std::int64_t>& shape) {
   if (!host_is_little_endian()) throw Error("writing .npy needs a little-endian host");
   if (shape.empty() || shape.size() > 2) throw Error("write_npy: shape must be 1-D or 2-D");
   std::int64_t count = 1;
@@ -136,8 +135,15 @@ void write_npy(const std::string& path, const T* data, const std::vector<std::in
     head.push_back(static_cast<char>((hl >> 16) & 0xff));
     head.push_back(static_cast<char>((hl >> 24) & 0xff));
   }
-  head += dict;
+  return head + dict;
+}
 
+template <class T>
+void write_npy(const std::string& path, const T* data, const std::vector<std::int64_t>& shape,
+               const WriteProgress& progress) {
+  const std::string head = npy_header<T>(shape);
+  std::int64_t count = 1;
+  for (auto s : shape) count *= s;
   const std::int64_t data_bytes = count * static_cast<std::int64_t>(sizeof(T));
   OutputFile file(path, static_cast<std::int64_t>(head.size()) + data_bytes);
   file.write(head.data(), static_cast<std::int64_t>(head.size()));
@@ -187,16 +193,22 @@ std::string format_bytes(std::int64_t bytes) {
 
 // ---- explicit instantiations ----------------------------------------------
 
+template std::string npy_header<float>(const std::vector<std::int64_t>&);
 template void write_npy<float>(const std::string&, const float*, const std::vector<std::int64_t>&,
                               const WriteProgress&);
+template std::string npy_header<double>(const std::vector<std::int64_t>&);
 template void write_npy<double>(const std::string&, const double*, const std::vector<std::int64_t>&,
                               const WriteProgress&);
+template std::string npy_header<std::uint8_t>(const std::vector<std::int64_t>&);
 template void write_npy<std::uint8_t>(const std::string&, const std::uint8_t*, const std::vector<std::int64_t>&,
                               const WriteProgress&);
+template std::string npy_header<std::uint32_t>(const std::vector<std::int64_t>&);
 template void write_npy<std::uint32_t>(const std::string&, const std::uint32_t*, const std::vector<std::int64_t>&,
                               const WriteProgress&);
+template std::string npy_header<std::int32_t>(const std::vector<std::int64_t>&);
 template void write_npy<std::int32_t>(const std::string&, const std::int32_t*, const std::vector<std::int64_t>&,
                               const WriteProgress&);
+template std::string npy_header<std::int64_t>(const std::vector<std::int64_t>&);
 template void write_npy<std::int64_t>(const std::string&, const std::int64_t*, const std::vector<std::int64_t>&,
                               const WriteProgress&);
 

@@ -93,6 +93,11 @@ Matrix<T> read_csv(const std::string& path);
 template <class T>
 Matrix<T> read_matrix(const std::string& path);
 
+/// The .npy header (magic, version, dict, padding to 64 bytes) of an array
+/// of T in C order; the data follow it (streamed and MPI-IO outputs).
+template <class T>
+std::string npy_header(const std::vector<std::int64_t>& shape);
+
 /// Writes a 1-D (shape {n}) or 2-D (shape {rows, cols}) array atomically.
 template <class T>
 void write_npy(const std::string& path, const T* data, const std::vector<std::int64_t>& shape,

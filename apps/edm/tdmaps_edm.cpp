@@ -6,22 +6,27 @@
 // when the run is interrupted (apps/common/output_file.hpp).
 #include <tdmaps/edm.hpp>
 
+#include "cli_reduce.hpp"
+#include "cli_stream.hpp"
 #include "common/cli.hpp"
 #include "common/launch_options.hpp"
 #include "common/memory.hpp"
 #include "common/npy.hpp"
 #include "common/output_file.hpp"
 #include "common/progress.hpp"
+#include "common/ranks.hpp"
 
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
 #include <tdmaps/tdmaps.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -54,6 +59,10 @@ struct Options {
   bool quiet = false;
   bool reject_nonfinite = false;
   tdmaps::LaunchHints hints;  // --team-threads, --blocks-per-team
+  tdmaps::edm_cli::ReduceOptions reduce;  // --reduce, --bins, --rmax, --radius
+  std::string max_device_memory;          // bytes, or with a K / M / G / T suffix (powers of 1024)
+  index_t budget = -1;                     // parsed --max-device-memory, -1: what is free
+  bool kernel_given = false;
 };
 
 edm::Layout parse_layout(const std::string& s) {
@@ -84,6 +93,29 @@ index_t mul_sat(index_t a, index_t b) {
 index_t add_sat(index_t a, index_t b) {
   return a > std::numeric_limits<index_t>::max() - b ? std::numeric_limits<index_t>::max() : a + b;
 }
+/// "--max-device-memory" values: bytes, or a number with K, M, G or T (powers of 1024).
+index_t parse_bytes(const std::string& opt, const std::string& text) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  std::string unit = text.substr(used);
+  if (unit.size() > 1 && (unit.back() == 'B' || unit.back() == 'b')) unit.pop_back();
+  if (unit.size() > 1 && unit.back() == 'i') unit.pop_back();
+  const std::string units = "KMGT";
+  double scale = 1;
+  if (unit.size() == 1 && units.find(static_cast<char>(std::toupper(unit[0]))) != std::string::npos)
+    scale = std::pow(1024.0, 1.0 + static_cast<double>(units.find(static_cast<char>(std::toupper(unit[0])))));
+  else if (!unit.empty() || used == 0)
+    throw app::UsageError(opt + " " + text + ": not a size (bytes, or a number with K, M, G or T)");
+  const double b = v * scale;
+  if (!(b >= 1) || b > 9.0e18) throw app::UsageError(opt + " " + text + ": need at least 1 byte and less than 2^63");
+  return static_cast<index_t>(b);
+}
+
 std::string bytes_text(index_t b) {
   return b == std::numeric_limits<index_t>::max() ? std::string("more than 2^63 bytes") : app::format_bytes(b);
 }
@@ -151,8 +183,274 @@ app::Matrix<Real> random_points(index_t n, int d, std::uint64_t seed) {
   return m;
 }
 
+
+/// The points on the device: generated (--random) or read (unless read
+/// already), checked (--reject-nonfinite), copied; pts is emptied.
 template <class Real>
-int run(const Options& o, const std::vector<std::string>& kokkos_options, const std::string& argv0) {
+Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> load_points(const Options& o, index_t n, index_t d,
+                                                                app::Matrix<Real>& pts, const std::string& source) {
+  if (o.input.empty()) pts = random_points<Real>(n, static_cast<int>(d), o.seed);
+  else if (pts.values.empty()) pts = app::read_matrix<Real>(o.input);
+  if (pts.rows != n || pts.cols != d)
+    throw app::Error(source + ": the data hold " + std::to_string(pts.rows) + " x " + std::to_string(pts.cols) +
+                     " values, the header said " + std::to_string(n) + " x " + std::to_string(d));
+  if (o.reject_nonfinite) {
+    for (index_t i = 0; i < n; ++i)
+      for (index_t k = 0; k < d; ++k)
+        if (!std::isfinite(pts.at(i, k))) {
+          std::ostringstream v;
+          v << pts.at(i, k);
+          throw app::Error(source + ": row " + std::to_string(i) + " (0-based), column " + std::to_string(k) + " is " +
+                           v.str() + " (--reject-nonfinite)");
+        }
+  }
+
+  Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> x(
+      Kokkos::view_alloc(ExecSpace(), Kokkos::WithoutInitializing, "tdmaps::edm::points"), static_cast<std::size_t>(n),
+      static_cast<std::size_t>(d));
+  Kokkos::deep_copy(x, Kokkos::View<const Real**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                           pts.values.data(), static_cast<std::size_t>(n), static_cast<std::size_t>(d)));
+  pts.values = std::vector<Real>();
+  return x;
+}
+
+/// The packed or condensed output in chunks (cli_stream.hpp), to --output
+/// (one file; with MPI ranks each writes its slab) or to host memory.
+template <class Real>
+Timing stream_matrix(const Options& o, const app::Ranks& ranks, tdmaps::edm_cli::StreamPlan& plan,
+                     const tdmaps::Domain2& domain, app::Matrix<Real>& pts, const std::string& source,
+                     app::Progress& progress) {
+  constexpr index_t rb = static_cast<index_t>(sizeof(Real));
+  constexpr bool host_memory = std::is_same<MemSpace, Kokkos::HostSpace>::value;
+  if (plan.layout == edm::Layout::full)
+    throw app::UsageError("MPI ranks write slabs of the packed or condensed output; --layout full is one process's");
+  if (o.kernel_given && o.kernel != "element")
+    throw app::UsageError(plan.what + " is computed in chunks (" + app::format_bytes(plan.budget) +
+                          " of device memory, or several ranks), which the element kernel does; --kernel " + o.kernel +
+                          " does not stream");
+  if (o.repeat > 1)
+    throw app::UsageError("--repeat applies to outputs that fit device memory; " + plan.what +
+                          " is streamed in chunks, once");
+  if (o.map.map != "lambda" && o.map.map != "bb")
+    throw app::UsageError(plan.what + " is streamed in chunks of block rows, which --map lambda and bb have; --map " +
+                          o.map.map + " does not");
+  // This rank's slab: equal element counts.
+  const index_t q = plan.elements / ranks.size(), r = plan.elements % ranks.size();
+  plan.e0 = q * ranks.rank() + std::min<index_t>(ranks.rank(), r);
+  plan.e1 = plan.e0 + q + (ranks.rank() < r ? 1 : 0);
+  const index_t share = plan.e1 - plan.e0;
+  if (plan.budget <= plan.in_bytes)
+    throw app::Error(app::format_bytes(plan.budget) + " of device memory does not hold even the points (" +
+                     app::format_bytes(plan.in_bytes) + ")");
+  // At most 1 GiB a chunk: a pipeline of many chunks overlaps compute and copies (a few huge ones would not).
+  plan.chunk = std::max<index_t>(1, std::min<index_t>({(plan.budget - plan.in_bytes) / (2 * rb), share,
+                                                       (index_t(1) << 30) / rb}));
+  if (!host_memory) plan.chunk = std::min<index_t>(plan.chunk, std::max<index_t>(1, plan.host_free / (8 * rb)));
+  plan.chunks = share > 0 ? (share + plan.chunk - 1) / plan.chunk : 0;
+  index_t host_need = add_sat(plan.in_bytes, host_memory ? 2 * plan.chunk * rb : 2 * plan.chunk * rb);
+  if (plan.output.empty()) host_need = add_sat(host_need, mul_sat(share, rb));
+  if (host_need > plan.host_free)
+    throw app::Error(plan.what + (plan.output.empty() ? " streamed to host memory" : " streamed to " + plan.output) +
+                     " needs " + bytes_text(host_need) + " of host memory but only " +
+                     app::format_bytes(plan.host_free) + " is available" +
+                     (plan.output.empty() ? "; give --output FILE.npy" : ""));
+
+  auto x = load_points<Real>(o, plan.n, plan.d, pts, source);
+  Kokkos::View<const Real**, Kokkos::LayoutRight, MemSpace> cx = x;
+  const std::vector<std::int64_t> shape{plan.elements};
+  const std::string head = plan.output.empty() ? std::string() : app::npy_header<Real>(shape);
+  const index_t hb = static_cast<index_t>(head.size());
+  using host_mem = typename tdmaps::edm_cli::staging_space<ExecSpace>::type;
+  Kokkos::View<Real*, host_mem> host_out;
+  std::unique_ptr<app::OutputFile> file;
+  std::unique_ptr<app::SlabFile> slab;
+  if (plan.output.empty()) {
+    host_out = Kokkos::View<Real*, host_mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tdmaps::edm::host_out"),
+                                             static_cast<std::size_t>(share));
+  } else if (ranks.size() == 1) {
+    file = std::make_unique<app::OutputFile>(plan.output, hb + plan.elements * rb);
+    file->write(head.data(), hb);
+  } else {
+    slab = std::make_unique<app::SlabFile>(ranks, plan.output, hb + plan.elements * rb);
+    if (ranks.root()) slab->write_at(0, head.data(), hb);
+  }
+  std::function<Real*(index_t, index_t)> dest = [&](index_t first, index_t) -> Real* {
+    return plan.output.empty() ? host_out.data() + (first - plan.e0) : nullptr;
+  };
+  std::function<void(const Real*, index_t, index_t)> sink = [&](const Real* data, index_t first, index_t m) {
+    if (file) file->write(data, m * rb);
+    else if (slab) slab->write_at(hb + first * rb, data, m * rb);
+  };
+  ranks.barrier();
+  app::Timer t;
+  tdmaps::with_map(
+      o.map, domain,
+      [&](auto map) {
+        using M = decltype(map);
+        if constexpr (tdmaps::detail::is_lambda2<M>::value || std::is_same<M, tdmaps::BoundingBoxMap>::value)
+          tdmaps::edm_cli::stream_chunks<ExecSpace>(map, cx, plan.layout, plan.e0, plan.e1, plan.chunk, dest, sink,
+                                                    progress, o.hints);
+      },
+      true);
+  if (file) file->commit();
+  if (slab) slab->commit();
+  ranks.barrier();
+  Timing res;
+  res.ms_mean = res.ms_min = 1e3 * t.seconds();
+  if (!host_memory && plan.output.empty() && plan.chunk > 0) {
+    // The device-to-host rate into the same host memory, for comparison:
+    // one chunk copied to 8 places spread over the output (a large host
+    // array spans NUMA nodes; the rate differs between them).
+    const index_t m = std::min<index_t>(plan.chunk, index_t(1) << 28);
+    Kokkos::View<Real*, MemSpace> dev("tdmaps::edm::d2h_dev", static_cast<std::size_t>(m));
+    const index_t places = std::min<index_t>(8, std::max<index_t>(1, share / m));
+    ExecSpace().fence();
+    app::Timer c;
+    for (index_t k = 0; k < places; ++k) {
+      const index_t at = (share - m) / std::max<index_t>(1, places - 1) * k;
+      Kokkos::deep_copy(Kokkos::subview(host_out, std::make_pair(at, at + m)), dev);
+    }
+    plan.d2h_gbps = app::gb_per_s(static_cast<double>(places * m * rb), c.seconds());
+  }
+  return res;
+}
+
+/// The report of a streamed run (rank 0).
+int report_stream(const Options& o, const app::Ranks& ranks, const tdmaps::edm_cli::StreamPlan& plan,
+                  const std::string& precision, const Timing& t, const app::Timer& total_timer) {
+  if (!ranks.root()) return 0;
+  const index_t rb = precision == "fp32" ? 4 : 8;
+  const double gbps = app::gb_per_s(static_cast<double>(plan.elements * rb), t.ms_mean * 1e-3);
+  if (o.json) {
+    nlohmann::json j;
+    j["tool"] = app::program_name();
+    j["version"] = app::version();
+    j["input"] = app::string_or_null(o.input);
+    j["seed"] = o.input.empty() ? nlohmann::json(o.seed) : nlohmann::json(nullptr);
+    j["n"] = plan.n;
+    j["d"] = plan.d;
+    j["precision"] = precision;
+    j["map"] = o.map.label();
+    j["block"] = o.block;
+    j["kernel"] = "element";
+    j["layout"] = o.layout;
+    j["backend"] = ExecSpace::name();
+    j["ranks"] = ranks.size();
+    j["streamed"] = true;
+    j["chunks"] = plan.chunks;
+    j["chunk_bytes"] = plan.chunk * rb;
+    j["bytes"] = plan.elements * rb;
+    j["ms"] = t.ms_mean;
+    j["ms_total"] = 1e3 * total_timer.seconds();
+    j["gbps"] = gbps;
+    j["d2h_gbps"] = plan.d2h_gbps > 0 ? nlohmann::json(plan.d2h_gbps) : nlohmann::json(nullptr);
+    j["output"] = app::string_or_null(o.output);
+    app::print_json_line(j);
+  } else {
+    std::printf("tdmaps-edm: n = %lld, d = %lld, %s, map %s (block %d), element kernel, %s layout, %s, %d rank(s)\n",
+                static_cast<long long>(plan.n), static_cast<long long>(plan.d), precision.c_str(),
+                o.map.label().c_str(), o.block, o.layout.c_str(), ExecSpace::name(), ranks.size());
+    std::printf("  output  %s in %lld chunks of at most %s per rank, to %s\n",
+                app::format_bytes(plan.elements * rb).c_str(), static_cast<long long>(plan.chunks),
+                app::format_bytes(plan.chunk * rb).c_str(), o.output.empty() ? "host memory" : o.output.c_str());
+    std::printf("  stream  %.3f ms, %.2f GB/s (output bytes / time)\n", t.ms_mean, gbps);
+    if (plan.d2h_gbps > 0) std::printf("  d2h     %.2f GB/s (one device-to-host copy, same run)\n", plan.d2h_gbps);
+  }
+  std::fflush(stdout);
+  return 0;
+}
+
+/// --reduce hist | nn | count (cli_reduce.hpp): no matrix, any n that fits the points.
+template <class Real>
+int run_reduce_mode(const Options& o, const app::Ranks& ranks, const std::vector<std::string>& kokkos_options,
+                    const std::string& argv0, index_t n, index_t d, app::Matrix<Real>& pts, const std::string& source,
+                    const std::string& precision, const app::Timer& total_timer) {
+  const auto& r = o.reduce;
+  const index_t in_bytes = mul_sat(mul_sat(n, d), static_cast<index_t>(sizeof(Real)));
+  const index_t result_bytes = r.what == "nn" ? mul_sat(n, 32) : r.what == "hist" ? 8 * index_t(r.bins) : 8;
+  const index_t host_need = add_sat(mul_sat(in_bytes, 2), result_bytes);
+  if (host_need > app::host_available_bytes())
+    throw app::Error(source + ": the points and the result need " + bytes_text(host_need) + " of host memory but only " +
+                     app::format_bytes(app::host_available_bytes()) + " is available");
+  if (r.what == "nn" && n < 2) throw app::Error(source + ": --reduce nn needs at least 2 points (n = 1 has no other point)");
+  if (!r.output.empty()) app::check_filesystem_space(r.output, add_sat(result_bytes, 128), "the --reduce output");
+
+  app::KokkosArgv kargs(argv0, kokkos_options);
+  Kokkos::ScopeGuard guard(kargs.argc(), kargs.argv());
+  app::Progress progress(o.quiet || o.json || !ranks.root());
+  if (!std::is_same<MemSpace, Kokkos::HostSpace>::value) {
+    const index_t device_need = add_sat(in_bytes, result_bytes);
+    if (device_need > app::free_memory_bytes<MemSpace>())
+      throw app::Error("the points and the result need " + bytes_text(device_need) + " of " + MemSpace::name() +
+                       " memory but only " + app::format_bytes(app::free_memory_bytes<MemSpace>()) + " is free");
+  }
+  auto x = load_points<Real>(o, n, d, pts, source);
+  Kokkos::View<const Real**, Kokkos::LayoutRight, MemSpace> cx = x;
+  const tdmaps::Domain2 domain(n, o.block, tdmaps::Triangle::strict_lower);
+  tdmaps::edm_cli::ReduceResult res;
+  tdmaps::with_map(
+      o.map, domain, [&](auto map) { res = tdmaps::edm_cli::run_reduce<ExecSpace>(map, cx, r, ranks, progress); },
+      r.what != "count");
+
+  const index_t pairs = n * (n - 1) / 2;
+  if (ranks.root() && !r.output.empty()) {
+    if (r.what == "hist") app::write_npy(r.output, res.hist.data(), {static_cast<std::int64_t>(r.bins)});
+    else if (r.what == "nn") app::write_npy(r.output, res.nn.data(), {n, 2});
+  }
+  if (!ranks.root()) return 0;
+  const double rate = res.ms_min > 0 ? static_cast<double>(pairs) / (res.ms_min * 1e-3) : 0.0;
+  if (o.json) {
+    nlohmann::json j;
+    j["tool"] = app::program_name();
+    j["version"] = app::version();
+    j["input"] = app::string_or_null(o.input);
+    j["seed"] = o.input.empty() ? nlohmann::json(o.seed) : nlohmann::json(nullptr);
+    j["n"] = n;
+    j["d"] = d;
+    j["precision"] = precision;
+    j["map"] = o.map.label();
+    j["block"] = o.block;
+    j["reduce"] = r.what;
+    j["ranks"] = ranks.size();
+    j["pairs"] = pairs;
+    if (r.what == "hist") {
+      j["bins"] = r.bins;
+      j["rmax"] = r.rmax;
+      index_t in = 0;
+      for (auto c : res.hist) in += c;
+      j["counted"] = in;
+    }
+    if (r.what == "count") {
+      j["radius"] = r.radius;
+      j["count"] = res.count;
+    }
+    j["backend"] = ExecSpace::name();
+    j["repeat"] = r.repeat;
+    j["ms"] = res.ms_mean;
+    j["ms_min"] = res.ms_min;
+    j["ms_warmup"] = res.ms_warmup;
+    j["ms_total"] = 1e3 * total_timer.seconds();
+    j["pairs_per_s"] = rate;
+    j["output"] = app::string_or_null(r.output);
+    app::print_json_line(j);
+  } else {
+    std::printf("tdmaps-edm: --reduce %s, n = %lld, d = %lld, %s, map %s (block %d), %s, %d rank(s)\n", r.what.c_str(),
+                static_cast<long long>(n), static_cast<long long>(d), precision.c_str(), o.map.label().c_str(), o.block,
+                ExecSpace::name(), ranks.size());
+    if (r.what == "count")
+      std::printf("  count   %lld of %lld pairs closer than %g\n", static_cast<long long>(res.count),
+                  static_cast<long long>(pairs), r.radius);
+    std::printf("  compute %.3f ms mean, %.3f ms best over %d repetition(s); %.3g pairs/s\n", res.ms_mean, res.ms_min,
+                r.repeat, rate);
+    if (!r.output.empty()) std::printf("  output  %s\n", r.output.c_str());
+  }
+  std::fflush(stdout);
+  return 0;
+}
+
+template <class Real>
+int run(const Options& o, const app::Ranks& ranks, const std::vector<std::string>& kokkos_options,
+        const std::string& argv0) {
   app::Timer total_timer;
   const edm::Layout layout = parse_layout(o.layout);
   const edm::Kernel kind = parse_kernel(o.kernel);
@@ -182,6 +480,8 @@ int run(const Options& o, const std::vector<std::string>& kokkos_options, const 
     throw app::Error(source + ": n = " + std::to_string(n) + " points exceed the largest supported side " +
                      std::to_string(tdmaps::max_side));
   if (d > (index_t(1) << 20)) throw app::Error(source + ": d = " + std::to_string(d) + " dimensions exceed 2^20");
+  if (!o.reduce.what.empty())
+    return run_reduce_mode<Real>(o, ranks, kokkos_options, argv0, n, d, pts, source, precision, total_timer);
   if (o.symmetric && layout != edm::Layout::full) throw app::UsageError("--symmetric applies to --layout full only");
   if (kind == edm::Kernel::linear && layout == edm::Layout::full)
     throw app::UsageError("--kernel linear writes the packed and condensed layouts; --layout full takes "
@@ -204,7 +504,8 @@ int run(const Options& o, const std::vector<std::string>& kokkos_options, const 
   if (layout == edm::Layout::full) smaller_hint += ", --layout condensed";
   const std::string what = "the " + o.layout + " output of n = " + std::to_string(n) + " points (" +
                            std::to_string(elements) + " " + precision + " elements, " + bytes_text(out_bytes) + ")";
-  if (host_need > host_free)
+  // A packed or condensed output may still stream (below): judged there.
+  if (host_need > host_free && (layout == edm::Layout::full || (host_memory && o.budget < 0)))
     throw app::Error(what + " and the input need " + bytes_text(host_need) + " of host memory but only " +
                      app::format_bytes(host_free) + " is available; " + smaller_hint);
   const index_t file_bytes = add_sat(out_bytes, 128);  // + the .npy header
@@ -240,6 +541,19 @@ int run(const Options& o, const std::vector<std::string>& kokkos_options, const 
   index_t device_need = add_sat(in_bytes, out_bytes);
   if (resolved == edm::Kernel::gemm)
     device_need = add_sat(device_need, edm::gemm_workspace_bytes<Real>(n, d));
+  {
+    const index_t device_free = host_memory ? host_free - in_bytes : app::free_memory_bytes<MemSpace>();
+    const index_t budget = o.budget > 0 ? std::min(o.budget, device_free) : device_free;
+    if (ranks.size() > 1 || (layout != edm::Layout::full && (device_need > budget || host_need > host_free))) {
+      tdmaps::edm_cli::StreamPlan plan{n, d, layout, elements, in_bytes, budget, host_free, o.output, what};
+      const Timing t = stream_matrix<Real>(o, ranks, plan, domain, pts, source, progress);
+      return report_stream(o, ranks, plan, precision, t, total_timer);
+    }
+    if (device_need > budget)
+      throw app::Error(what + ", the input and the kernel's workspace need " + bytes_text(device_need) +
+                       " of device memory, more than --max-device-memory " + app::format_bytes(budget) +
+                       "; the packed and condensed layouts stream in chunks past it (--layout packed or condensed)");
+  }
   if (!host_memory) {
     const index_t device_free = app::free_memory_bytes<MemSpace>();
     if (device_need > device_free)
@@ -252,28 +566,7 @@ int run(const Options& o, const std::vector<std::string>& kokkos_options, const 
                      app::format_bytes(host_free) + " is available");
   }
 
-  if (o.input.empty()) pts = random_points<Real>(n, static_cast<int>(d), o.seed);
-  else if (pts.values.empty()) pts = app::read_matrix<Real>(o.input);
-  if (pts.rows != n || pts.cols != d)
-    throw app::Error(source + ": the data hold " + std::to_string(pts.rows) + " x " + std::to_string(pts.cols) +
-                     " values, the header said " + std::to_string(n) + " x " + std::to_string(d));
-  if (o.reject_nonfinite) {
-    for (index_t i = 0; i < n; ++i)
-      for (index_t k = 0; k < d; ++k)
-        if (!std::isfinite(pts.at(i, k))) {
-          std::ostringstream v;
-          v << pts.at(i, k);
-          throw app::Error(source + ": row " + std::to_string(i) + " (0-based), column " + std::to_string(k) + " is " +
-                           v.str() + " (--reject-nonfinite)");
-        }
-  }
-
-  Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> x(
-      Kokkos::view_alloc(ExecSpace(), Kokkos::WithoutInitializing, "tdmaps::edm::points"), static_cast<std::size_t>(n),
-      static_cast<std::size_t>(d));
-  Kokkos::deep_copy(x, Kokkos::View<const Real**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
-                           pts.values.data(), static_cast<std::size_t>(n), static_cast<std::size_t>(d)));
-  pts.values = std::vector<Real>();
+  auto x = load_points<Real>(o, n, d, pts, source);
   // The full layout without --symmetric leaves the upper triangle alone:
   // zero it, so the file never holds uninitialised memory.
   Kokkos::View<Real*, MemSpace> out(Kokkos::view_alloc(ExecSpace(), Kokkos::WithoutInitializing, "tdmaps::edm::out"),
@@ -367,7 +660,7 @@ const char* examples =
     "Kokkos options (--kokkos-threads=N, --kokkos-device-id=N, ...) are passed to Kokkos; unknown ones are refused.\n"
     "OpenMP: OMP_PROC_BIND=spread OMP_PLACES=threads give the best host timings.\n";
 
-int edm_main(int argc, char* argv[]) {
+int edm_main(int argc, char* argv[], const app::Ranks& ranks) {
   app::set_app_name("edm");
   app::install_signal_cleanup();
   const app::SplitArgs args = app::split_kokkos_args(argc, argv);
@@ -412,8 +705,40 @@ int edm_main(int argc, char* argv[]) {
   cli.add_flag("--json", o.json, "print one JSON line of results instead of text (no progress)");
   cli.add_flag("--quiet", o.quiet, "no progress on stderr");
   cli.add_flag("--reject-nonfinite", o.reject_nonfinite, "fail on a NaN or Inf coordinate (default: NaN propagates like SciPy)");
+  auto* reduce = cli.add_option("--reduce", o.reduce.what,
+                                "no matrix, a reduction over the pairs i < j: hist (distance histogram, --bins, --rmax), "
+                                "nn (each point's nearest other point), count (pairs closer than --radius)")
+                     ->check(CLI::IsMember({"hist", "nn", "count"}));
+  auto* bins = cli.add_option("--bins", o.reduce.bins, "--reduce hist: number of bins B (default 64)")
+                   ->check(CLI::Range(1, 1 << 24));
+  auto* rmax = cli.add_option("--rmax", o.reduce.rmax, "--reduce hist: bin b holds distances in [b R / B, (b + 1) R / B)");
+  auto* radius = cli.add_option("--radius", o.reduce.radius, "--reduce count: count the pairs closer than R");
+  cli.add_option("--max-device-memory", o.max_device_memory,
+                 "device memory the matrix may use, bytes or with a K, M, G, T suffix (default: what is free); a larger "
+                 "packed or condensed output is computed in chunks and streamed to --output or host memory");
 
   if (const auto status = app::parse_command_line(cli, args.rest)) return *status;
+  o.kernel_given = cli.get_option("--kernel")->count() > 0;
+  if (reduce->count() > 0) {
+    for (const char* opt : {"--layout", "--symmetric", "--kernel", "--max-device-memory"})
+      if (cli.get_option(opt)->count() > 0)
+        throw app::UsageError(std::string(opt) + " applies to the distance matrix, not to --reduce " + o.reduce.what);
+    if (o.reduce.what == "hist" && rmax->count() == 0) throw app::UsageError("--reduce hist needs --rmax R");
+    if (o.reduce.what == "count" && radius->count() == 0) throw app::UsageError("--reduce count needs --radius R");
+    if (o.reduce.what == "hist" && !(o.reduce.rmax > 0 && std::isfinite(o.reduce.rmax)))
+      throw app::UsageError("--rmax " + std::to_string(o.reduce.rmax) + ": need a finite value > 0");
+    if (o.reduce.what == "count" && std::isnan(o.reduce.radius)) throw app::UsageError("--radius: NaN");
+    if (o.reduce.what == "count" && !o.output.empty())
+      throw app::UsageError("--reduce count prints its result (and --json has it); --output takes hist or nn");
+    o.reduce.output = o.output;
+    o.output.clear();
+    o.reduce.repeat = o.repeat;
+    o.reduce.hints = o.hints;
+  }
+  if (bins->count() > 0 && o.reduce.what != "hist") throw app::UsageError("--bins applies to --reduce hist");
+  if (rmax->count() > 0 && o.reduce.what != "hist") throw app::UsageError("--rmax applies to --reduce hist");
+  if (radius->count() > 0 && o.reduce.what != "count") throw app::UsageError("--radius applies to --reduce count");
+  if (!o.max_device_memory.empty()) o.budget = parse_bytes("--max-device-memory", o.max_device_memory);
   if (o.input.empty() && o.random_text.empty())
     throw app::UsageError("give the points with --input FILE or --random N");
   if (!o.random_text.empty())
@@ -435,11 +760,26 @@ int edm_main(int argc, char* argv[]) {
     if (!o.input.empty() && app::is_npy_path(o.input) && app::read_npy_header(o.input).descr == "<f4")
       precision = "fp32";
   }
-  return precision == "fp32" ? run<float>(o, args.kokkos, argv[0]) : run<double>(o, args.kokkos, argv[0]);
+  // One GPU per rank: the node-local rank's, unless the user picked one.
+  std::vector<std::string> kokkos = args.kokkos;
+  if (ranks.size() > 1 && !std::is_same<MemSpace, Kokkos::HostSpace>::value &&
+      std::none_of(kokkos.begin(), kokkos.end(),
+                   [](const std::string& a) { return a.rfind("--kokkos-device-id", 0) == 0 || a.rfind("--kokkos-num-devices", 0) == 0; }))
+  {
+#if defined(KOKKOS_ENABLE_CUDA)
+    int count = 0;
+    if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0)
+      kokkos.push_back("--kokkos-device-id=" + std::to_string(ranks.local_rank() % count));
+#endif
+  }
+  return precision == "fp32" ? run<float>(o, ranks, kokkos, argv[0]) : run<double>(o, ranks, kokkos, argv[0]);
 }
 
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  return app::run_main([&] { return edm_main(argc, argv); });
+  app::Ranks ranks(argc, argv);  // MPI_Init under mpirun, before Kokkos
+  const int rc = app::run_main([&] { return edm_main(argc, argv, ranks); });
+  if (rc != 0) ranks.abort(rc);  // an error on one rank must not leave the others waiting
+  return rc;
 }

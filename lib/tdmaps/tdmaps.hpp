@@ -17,6 +17,8 @@
 #include <tdmaps/launch/for_each.hpp>
 #include <tdmaps/launch/for_each_run.hpp>
 #include <tdmaps/launch/hints.hpp>
+#include <tdmaps/launch/omega_range.hpp>
+#include <tdmaps/launch/reduce.hpp>
 #include <tdmaps/launch/run.hpp>
 #include <tdmaps/launch/team_policy.hpp>
 #include <tdmaps/launch/tile.hpp>

@@ -100,6 +100,39 @@ KOKKOS_FORCEINLINE_FUNCTION std::int32_t float_as_int(float x) {
 #endif
 }
 
+/// *p += v for a counter in team scratch: the native shared-memory atomic on
+/// CUDA, Kokkos' atomic elsewhere.
+KOKKOS_FORCEINLINE_FUNCTION void scratch_add(std::uint32_t* p, std::uint32_t v) {
+#if defined(__CUDA_ARCH__)
+  // A reduction in the shared window by its shared address: nvcc cannot
+  // tell that a generic pointer from Kokkos' team scratch is shared memory.
+  const unsigned int a = static_cast<unsigned int>(__cvta_generic_to_shared(p));
+  asm volatile("red.shared.add.u32 [%0], %1;" ::"r"(a), "r"(v) : "memory");
+#else
+  Kokkos::atomic_add(p, v);
+#endif
+}
+
+KOKKOS_FORCEINLINE_FUNCTION std::int64_t double_as_int64(double x) {
+#if defined(__CUDA_ARCH__)
+  return __double_as_longlong(x);
+#else
+  std::int64_t i;
+  std::memcpy(&i, &x, sizeof i);
+  return i;
+#endif
+}
+
+KOKKOS_FORCEINLINE_FUNCTION double int64_as_double(std::int64_t i) {
+#if defined(__CUDA_ARCH__)
+  return __longlong_as_double(i);
+#else
+  double x;
+  std::memcpy(&x, &i, sizeof x);
+  return x;
+#endif
+}
+
 /// The bits of x as an unsigned word (float_as_int's, unsigned).
 KOKKOS_FORCEINLINE_FUNCTION std::uint32_t float_bits(float x) { return static_cast<std::uint32_t>(float_as_int(x)); }
 

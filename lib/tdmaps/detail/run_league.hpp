@@ -51,19 +51,19 @@ void team_shape(const Domain3& d, const LaunchHints& hints, LaunchKind, int& tea
   }
 }
 
-/// Launches the league of omegas [0, league) in teams of at most
-/// blocks_per_team blocks, split into Kokkos launches of at most
+/// Launches the omegas [begin, end) of a league (an omega range) in teams
+/// of at most blocks_per_team blocks, split into Kokkos launches of at most
 /// max_league_per_launch teams. Functor has members `offset` and `count`
 /// (the omegas [offset, offset + count) of one Kokkos launch).
 template <class ExecSpace, class Domain, class Functor>
 void run_league(const ExecSpace& space, const std::string& label, const Domain& d, const LaunchHints& hints,
-                LaunchKind kind, index_t league, std::size_t scratch, Functor f) {
+                LaunchKind kind, index_t begin, index_t end, std::size_t scratch, Functor f) {
   int team_size, vector_length;
   team_shape<ExecSpace>(d, hints, kind, team_size, vector_length);
   const int per_team = blocks_per_team(hints, kind, is_gpu_space<ExecSpace>::value);
   const index_t per_launch = max_league_per_launch * per_team;  // omegas per Kokkos launch
-  for (index_t offset = 0; offset < league; offset += per_launch) {
-    const index_t omegas = league - offset < per_launch ? league - offset : per_launch;
+  for (index_t offset = begin; offset < end; offset += per_launch) {
+    const index_t omegas = end - offset < per_launch ? end - offset : per_launch;
     const index_t chunk = (omegas + per_team - 1) / per_team;  // teams: each takes at most per_team omegas
     f.offset = offset;
     f.count = omegas;
@@ -86,7 +86,7 @@ void run_league(const ExecSpace& space, const std::string& label, const Domain& 
                                     std::to_string(max_scratch - tile_scratch_alignment));
       policy.set_scratch_size(0, Kokkos::PerTeam(scratch + tile_scratch_alignment));  // + alignment slack
     }
-    if (offset == 0) {
+    if (offset == begin) {
       const int max_team = policy.team_size_max(f, Kokkos::ParallelForTag());
       if (team_size > max_team)
         throw std::runtime_error(label + ": a block of " + std::to_string(team_size) + " x " +

@@ -15,6 +15,11 @@
 // LaunchHints::blocks_per_team = K > 1 a league of L = ceil(blocks / K) teams
 // takes omega = rank, rank + L, ... (the GPU tile kernels' default). Team
 // shapes: launch/hints.hpp. What a map provides: maps/map_concept.hpp.
+//
+//   for_each_element(space, map, range, kernel[, label[, hints]])
+//   for_each_tile(space, map, range, scratch_bytes, kernel[, label[, hints]])
+//       the same over the blocks of the omegas of `range` only (an
+//       OmegaRange of a one-launch block-space map: launch/omega_range.hpp).
 
 #include <tdmaps/core/domain.hpp>
 #include <tdmaps/core/types.hpp>
@@ -25,6 +30,7 @@
 #include <tdmaps/detail/thread_functor.hpp>
 #include <tdmaps/detail/tile_functor.hpp>
 #include <tdmaps/launch/hints.hpp>
+#include <tdmaps/launch/omega_range.hpp>
 #include <tdmaps/launch/team_policy.hpp>
 #include <tdmaps/launch/tile.hpp>
 #include <tdmaps/maps/map_concept.hpp>
@@ -51,11 +57,11 @@ void for_each_element(const ExecSpace& space, const Map& map, const Kernel& kern
                            detail::ThreadFunctor<Map, Kernel>{map, kernel});
     }
   } else if constexpr (detail::is_3d<Map>::value) {
-    detail::run_league(space, label, map.domain, hints, LaunchKind::element, map.league_size(), 0,
+    detail::run_league(space, label, map.domain, hints, LaunchKind::element, 0, map.league_size(), 0,
                        detail::ElementFunctor3<ExecSpace, Map, Kernel>(map, kernel, 0));
   } else if constexpr (is_block_space_map_v<Map>) {
     for (int l = 0; l < detail::launches(map); ++l) {
-      detail::run_league(space, label, map.domain, hints, LaunchKind::element, detail::league_size(map, l), 0,
+      detail::run_league(space, label, map.domain, hints, LaunchKind::element, 0, detail::league_size(map, l), 0,
                          detail::ElementFunctor<ExecSpace, Map, Kernel>(map, kernel, l));
     }
   }
@@ -83,10 +89,38 @@ void for_each_tile(const ExecSpace& space, const Map& map, std::size_t scratch_b
                 "a thread-space map (utm) serves element kernels only (for_each_element)");
   if constexpr (is_block_space_map_v<Map>) {
     for (int l = 0; l < detail::launches(map); ++l) {
-      detail::run_league(space, label, map.domain, hints, LaunchKind::tile, detail::league_size(map, l), scratch_bytes,
+      detail::run_league(space, label, map.domain, hints, LaunchKind::tile, 0, detail::league_size(map, l),
+                         scratch_bytes,
                          detail::TileFunctor<ExecSpace, Map, Kernel>(map, kernel, l, scratch_bytes));
     }
   }
+}
+
+/// for_each_element over the blocks of the omegas of `range` only.
+template <class ExecSpace, class Map, class Kernel>
+void for_each_element(const ExecSpace& space, const Map& map, const OmegaRange& range, const Kernel& kernel,
+                      const std::string& label = std::string("tdmaps::for_each_element::") + Map::name,
+                      const LaunchHints& hints = LaunchHints()) {
+  static_assert(check_map<Map>(), "tdmaps: Map breaks the map contract (tdmaps/maps/map_concept.hpp)");
+  detail::check_range(map, range, "tdmaps::for_each_element");
+  if constexpr (detail::is_3d<Map>::value) {
+    detail::run_league(space, label, map.domain, hints, LaunchKind::element, range.begin, range.end, 0,
+                       detail::ElementFunctor3<ExecSpace, Map, Kernel>(map, kernel, 0));
+  } else {
+    detail::run_league(space, label, map.domain, hints, LaunchKind::element, range.begin, range.end, 0,
+                       detail::ElementFunctor<ExecSpace, Map, Kernel>(map, kernel, 0));
+  }
+}
+
+/// for_each_tile over the blocks of the omegas of `range` only.
+template <class ExecSpace, class Map, class Kernel>
+void for_each_tile(const ExecSpace& space, const Map& map, const OmegaRange& range, std::size_t scratch_bytes,
+                   const Kernel& kernel, const std::string& label = std::string("tdmaps::for_each_tile::") + Map::name,
+                   const LaunchHints& hints = LaunchHints()) {
+  static_assert(check_map<Map>(), "tdmaps: Map breaks the map contract (tdmaps/maps/map_concept.hpp)");
+  detail::check_range(map, range, "tdmaps::for_each_tile");
+  detail::run_league(space, label, map.domain, hints, LaunchKind::tile, range.begin, range.end, scratch_bytes,
+                     detail::TileFunctor<ExecSpace, Map, Kernel>(map, kernel, 0, scratch_bytes));
 }
 
 }  // namespace tdmaps

@@ -14,6 +14,7 @@
 #include <tdmaps/core/domain.hpp>
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/launch/for_each.hpp>
+#include <tdmaps/launch/reduce.hpp>
 #include <tdmaps/maps/map_concept.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -103,6 +104,15 @@ index_t collide(const ExecSpace& space, const ConstSpheres<typename ExecSpace::m
   detail::Buffers<mem> b;
   b.s = spheres;
   index_t total = 0;
+  if (result == Result::count && kernel == Kernel::element) {
+    // The element kernel's count is a pair reduction of the library.
+    detail::check_spheres(space, spheres);
+    if (n > 1)
+      reduce_pairs(space, map, detail::HitCount<mem>{b}, Kokkos::Sum<index_t>(total),
+                   std::string("tdmaps::collision::count::element::") + Map::name, hints);
+    space.fence();
+    return total;
+  }
   switch (result) {
     case Result::count:
     case Result::intflags:

@@ -21,6 +21,14 @@ struct ElementKernel {
   KOKKOS_FUNCTION void operator()(const index_t i, const index_t j) const { b.apply(i, j, pair_index(i, j), b.hit(i, j)); }
 };
 
+/// The element kernel's count: a term of the library's pair reduction
+/// (tdmaps::reduce_pairs), a team-level sum with no atomic per hit.
+template <class MemorySpace>
+struct HitCount {
+  Buffers<MemorySpace> b;
+  KOKKOS_FUNCTION void operator()(const index_t i, const index_t j, index_t& c) const { c += b.hit(i, j) ? 1 : 0; }
+};
+
 }  // namespace detail
 }  // namespace collision
 }  // namespace tdmaps

@@ -1,0 +1,158 @@
+#ifndef TDMAPS_LAUNCH_OMEGA_RANGE_HPP
+#define TDMAPS_LAUNCH_OMEGA_RANGE_HPP
+
+// Omega ranges: [begin, end) of a map's league, the unit of chunking,
+// streaming and MPI ranks. Every launch of the launch layer (for_each_element,
+// for_each_tile, the reductions) takes one and runs the blocks of those
+// omegas only; the whole league is full_range(map).
+//
+//   OmegaRange r = omega_range(map, part, parts);   // part in [0, parts)
+//
+// gives `parts` contiguous ranges that cover the league exactly once. For the
+// 2-D maps whose league runs block row by block row (lambda, bb) each part
+// holds the same number of elements of the domain to within one block's
+// elements (elements_before() below); for the other maps (3-D included) the
+// parts hold equal numbers of omegas. Under lambda a range that starts
+// and ends on block-row boundaries (block_rows_range) is a contiguous slab of
+// the packed order: rows [b0 rho, b1 rho).
+
+#include <tdmaps/core/domain.hpp>
+#include <tdmaps/core/triangular.hpp>
+#include <tdmaps/core/types.hpp>
+#include <tdmaps/detail/map_access.hpp>
+#include <tdmaps/maps/bounding_box.hpp>
+#include <tdmaps/maps/lambda.hpp>
+#include <tdmaps/maps/map_concept.hpp>
+
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace tdmaps {
+
+/// The omegas [begin, end) of a map's league.
+struct OmegaRange {
+  index_t begin = 0;
+  index_t end = 0;
+  index_t size() const { return end - begin; }
+  bool empty() const { return end <= begin; }
+};
+
+namespace detail {
+
+template <class Map>
+struct is_lambda2 : std::false_type {};
+template <class S, class F>
+struct is_lambda2<LambdaMap<S, F>> : std::true_type {};
+
+/// Whether elements_before() has a closed form for Map (a 2-D league that
+/// runs block row by block row).
+template <class Map>
+struct has_row_order : std::integral_constant<bool, is_lambda2<Map>::value || std::is_same<Map, BoundingBoxMap>::value> {};
+
+/// Elements of a triangle's rows [0, r): T(r) (lower) or T(r - 1) (strict).
+inline index_t rows_elements(index_t r, Triangle t) { return t == Triangle::lower ? tri(r) : (r > 0 ? tri(r - 1) : 0); }
+
+/// Elements of block row bi of d in its blocks bj' < bj (bj <= bi; every one
+/// of them off the diagonal, so full columns) plus, when diag, its diagonal block.
+inline index_t row_prefix2(const Domain2& d, index_t bi, index_t bj, bool diag) {
+  const index_t i0 = bi * d.rho;
+  const index_t h = d.n - i0 < d.rho ? d.n - i0 : d.rho;
+  index_t e = bj * h * d.rho;
+  if (diag) e += rows_elements(i0 + h, d.triangle) - rows_elements(i0, d.triangle) - bi * h * d.rho;
+  return e;
+}
+
+}  // namespace detail
+
+/// Number of elements of map.domain in the blocks of omegas [0, omega)
+/// (lambda, bb). The league's end gives elements().
+template <class Map>
+index_t elements_before(const Map& map, index_t omega) {
+  static_assert(detail::has_row_order<Map>::value,
+                "tdmaps::elements_before: needs a 2-D map whose league runs block row by block row (lambda, bb)");
+  const auto& d = map.domain;
+  if (omega <= 0) return 0;
+  if (omega >= map.league_size()) return d.elements();
+  if constexpr (detail::is_lambda2<Map>::value) {
+    const index_t bi = tri_root(omega);
+    const index_t bj = omega - tri(bi);
+    return detail::rows_elements(bi * d.rho, d.triangle) + detail::row_prefix2(d, bi, bj, false);
+  } else {
+    const index_t bi = omega / d.nb;
+    const index_t bj = omega - bi * d.nb;
+    return detail::rows_elements(bi * d.rho, d.triangle) + detail::row_prefix2(d, bi, bj <= bi ? bj : bi, bj > bi);
+  }
+}
+
+/// The whole league of a one-launch block-space map.
+template <class Map>
+OmegaRange full_range(const Map& map) {
+  static_assert(is_block_space_map_v<Map> && !detail::has_multi_launch<Map>::value,
+                "tdmaps::full_range: omega ranges need a one-launch block-space map (bb, lambda, bb3, lambda3; "
+                "not rb / rec / hadouken, whose leagues are several launches, nor utm)");
+  return OmegaRange{0, map.league_size()};
+}
+
+/// Part `part` of `parts` contiguous ranges covering map's league (the top
+/// of this file): balanced by elements for lambda / bb (2-D), by omegas for
+/// the other one-launch maps.
+template <class Map>
+OmegaRange omega_range(const Map& map, index_t part, index_t parts) {
+  const OmegaRange all = full_range(map);
+  if (parts < 1) throw std::invalid_argument("tdmaps::omega_range: parts = " + std::to_string(parts) + " (need >= 1)");
+  if (part < 0 || part >= parts)
+    throw std::invalid_argument("tdmaps::omega_range: part = " + std::to_string(part) + " is outside [0, " +
+                                std::to_string(parts) + ")");
+  // Boundary p: the first omega whose elements_before reaches p / parts of the domain.
+  auto boundary = [&](index_t p) -> index_t {
+    if (p <= 0) return all.begin;
+    if (p >= parts) return all.end;
+    if constexpr (detail::has_row_order<Map>::value) {
+      const index_t total = map.domain.elements();
+      // target = ceil(total p / parts) without overflowing total p
+      const index_t q = total / parts, r = total % parts;
+      const index_t target = q * p + (r * p + parts - 1) / parts;
+      index_t lo = all.begin, hi = all.end;  // smallest omega with elements_before >= target
+      while (lo < hi) {
+        const index_t mid = lo + (hi - lo) / 2;
+        if (elements_before(map, mid) >= target) hi = mid;
+        else lo = mid + 1;
+      }
+      return lo;
+    } else {
+      const index_t q = all.end / parts, r = all.end % parts;
+      return q * p + (r * p) / parts;
+    }
+  };
+  return OmegaRange{boundary(part), boundary(part + 1)};
+}
+
+/// The omegas of block rows [b0, b1) of a lambda map (a slab of the packed
+/// order: rows [b0 rho, min(b1 rho, n))).
+template <class Map>
+OmegaRange block_rows_range(const Map& map, index_t b0, index_t b1) {
+  static_assert(detail::is_lambda2<Map>::value, "tdmaps::block_rows_range: needs a lambda map");
+  const index_t nb = map.domain.nb;
+  if (b0 < 0 || b1 < b0 || b1 > nb)
+    throw std::invalid_argument("tdmaps::block_rows_range: block rows [" + std::to_string(b0) + ", " +
+                                std::to_string(b1) + ") are not inside [0, " + std::to_string(nb) + ")");
+  return OmegaRange{tri(b0), tri(b1)};
+}
+
+namespace detail {
+
+/// Throws unless r lies inside map's league.
+template <class Map>
+void check_range(const Map& map, const OmegaRange& r, const char* who) {
+  const OmegaRange all = full_range(map);
+  if (r.begin < all.begin || r.end > all.end || r.begin > r.end)
+    throw std::invalid_argument(std::string(who) + ": omega range [" + std::to_string(r.begin) + ", " +
+                                std::to_string(r.end) + ") is not inside the league [0, " + std::to_string(all.end) +
+                                ") of map '" + Map::name + "'");
+}
+
+}  // namespace detail
+}  // namespace tdmaps
+
+#endif

@@ -1,0 +1,296 @@
+#include "arrays.hpp"
+
+#include "common.hpp"
+
+#include <pybind11/pybind11.h>
+
+#include <Kokkos_Core.hpp>
+
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <cuda_runtime_api.h>
+#endif
+
+#include <cstring>
+#include <string>
+#include <utility>
+
+namespace py = pybind11;
+
+namespace tdmaps {
+namespace python {
+
+namespace {
+
+// DLPack's ABI (dlpack.h, v0.x: the unversioned "dltensor" capsule every
+// producer returns from __dlpack__() without max_version).
+struct DLDevice {
+  std::int32_t device_type;
+  std::int32_t device_id;
+};
+struct DLDataType {
+  std::uint8_t code;
+  std::uint8_t bits;
+  std::uint16_t lanes;
+};
+struct DLTensor {
+  void* data;
+  DLDevice device;
+  std::int32_t ndim;
+  DLDataType dtype;
+  std::int64_t* shape;
+  std::int64_t* strides;  // in elements; null: C order
+  std::uint64_t byte_offset;
+};
+struct DLManagedTensor {
+  DLTensor dl_tensor;
+  void* manager_ctx;
+  void (*deleter)(DLManagedTensor*);
+};
+constexpr int dl_cpu = 1, dl_cuda = 2, dl_cuda_host = 3, dl_cuda_managed = 13;
+
+std::string dtype_name(char kind, int itemsize) {
+  const std::string bits = std::to_string(8 * itemsize);
+  switch (kind) {
+    case 'f': return "float" + bits;
+    case 'i': return "int" + bits;
+    case 'u': return "uint" + bits;
+    case 'b': return "bool";
+    case 'c': return "complex" + std::to_string(16 * itemsize);
+    default: return "a non-numeric dtype of " + std::to_string(itemsize) + " bytes";
+  }
+}
+
+/// C order from strides in bytes (dimensions of extent 1 have any stride).
+bool c_order(const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& strides, int itemsize) {
+  for (auto e : shape)
+    if (e == 0) return true;
+  std::int64_t want = itemsize;
+  for (std::size_t k = shape.size(); k-- > 0;) {
+    if (shape[k] != 1 && strides[k] != want) return false;
+    want *= shape[k];
+  }
+  return true;
+}
+
+[[noreturn]] void host_build_device_array(const std::string& name, const char* protocol) {
+  throw py::type_error(name + " is a CUDA device array (" + protocol +
+                       "), but this tdmaps module was built for the host backend (" + ExecSpace::name() +
+                       "): pass a host array (e.g. X.cpu().numpy(), cupy.asnumpy(X)), or build the module with the cuda "
+                       "preset");
+}
+
+/// CUDA builds: the device of `ptr`, which must be device or managed memory
+/// of the device Kokkos runs on.
+void check_device_pointer(ArrayRef& a, const std::string& name) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if (a.size() == 0) return;  // empty tensors may carry a null pointer
+  cudaPointerAttributes attr;
+  if (cudaPointerGetAttributes(&attr, a.data) != cudaSuccess) {
+    (void)cudaGetLastError();
+    throw py::value_error(name + ": cudaPointerGetAttributes failed on its data pointer");
+  }
+  if (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged)
+    throw py::value_error(name + ": its data pointer is not CUDA device memory (" + pointer_memory(reinterpret_cast<std::uintptr_t>(a.data)) + ")");
+  a.device = attr.device;
+  const int ours = ExecSpace().cuda_device();
+  if (a.device != ours)
+    throw py::value_error(name + " is on CUDA device " + std::to_string(a.device) + ", tdmaps runs on device " +
+                          std::to_string(ours) + " (set by KOKKOS_DEVICE_ID or --kokkos-device-id at import)");
+#else
+  (void)a;
+  host_build_device_array(name, "device memory");
+#endif
+}
+
+bool read_cuda_array_interface(py::handle obj, const std::string& name, ArrayRef& a) {
+  PyObject* raw = PyObject_GetAttrString(obj.ptr(), "__cuda_array_interface__");
+  if (raw == nullptr) {
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw py::error_already_set();
+    PyErr_Clear();  // torch's CPU tensors raise AttributeError: no device array
+    return false;
+  }
+  const py::dict cai = py::reinterpret_steal<py::dict>(raw);
+  if (!host_backend) {
+    const std::string typestr = py::str(cai["typestr"]);
+    a.native = typestr.size() >= 3 && (typestr[0] == '<' || typestr[0] == '|');
+    a.kind = typestr.size() >= 3 ? typestr[1] : '?';
+    a.itemsize = typestr.size() >= 3 ? std::stoi(typestr.substr(2)) : 0;
+    a.dtype = a.native ? dtype_name(a.kind, a.itemsize) : "big-endian " + dtype_name(a.kind, a.itemsize);
+    const py::tuple data = cai["data"];
+    a.data = reinterpret_cast<void*>(data[0].cast<std::uintptr_t>());
+    a.readonly = data[1].cast<bool>();
+    for (auto e : py::tuple(cai["shape"])) a.shape.push_back(e.cast<std::int64_t>());
+    if (cai.contains("mask") && !cai["mask"].is_none()) throw py::value_error(name + ": masked arrays are not supported");
+    a.c_contiguous = true;
+    if (cai.contains("strides") && !cai["strides"].is_none()) {
+      std::vector<std::int64_t> strides;
+      for (auto e : py::tuple(cai["strides"])) strides.push_back(e.cast<std::int64_t>());
+      a.c_contiguous = c_order(a.shape, strides, a.itemsize);
+    }
+    a.memory = Memory::device;
+    a.keep_object = py::reinterpret_borrow<py::object>(obj);
+    check_device_pointer(a, name);
+    return true;
+  }
+  host_build_device_array(name, "__cuda_array_interface__");
+}
+
+bool read_buffer(py::handle obj, ArrayRef& a) {
+  if (!PyObject_CheckBuffer(obj.ptr())) return false;
+  auto view = std::shared_ptr<Py_buffer>(new Py_buffer(), [](Py_buffer* v) {
+    PyBuffer_Release(v);  // the bindings drop ArrayRefs with the GIL held
+    delete v;
+  });
+  // Read-only memory is refused by read_array (with the array's name), not
+  // here by the exporter (NumPy: "buffer source array is read-only").
+  if (PyObject_GetBuffer(obj.ptr(), view.get(), PyBUF_STRIDES | PyBUF_FORMAT) != 0) throw py::error_already_set();
+  a.keep = view;
+  a.data = view->buf;
+  a.readonly = view->readonly != 0;
+  a.itemsize = static_cast<int>(view->itemsize);
+  std::string fmt = view->format ? view->format : "B";
+  bool little = true;
+  while (!fmt.empty() && std::strchr("@=<>!", fmt[0])) {
+    if (fmt[0] == '>' || fmt[0] == '!') little = false;
+    fmt.erase(0, 1);
+  }
+  a.native = little;
+  const char c = fmt.size() == 1 ? fmt[0] : (fmt.size() == 2 && fmt[0] == 'Z' ? 'Z' : '?');
+  a.kind = std::strchr("efdg", c) ? 'f' : std::strchr("bhilqn", c) ? 'i' : std::strchr("BHILQN", c) ? 'u'
+         : c == '?' && fmt == "?"   ? 'b'
+         : c == 'Z'                 ? 'c'
+                                    : '?';
+  for (int k = 0; k < view->ndim; ++k) a.shape.push_back(view->shape[k]);
+  std::vector<std::int64_t> strides;
+  for (int k = 0; k < view->ndim; ++k) strides.push_back(view->strides[k]);
+  a.c_contiguous = c_order(a.shape, strides, a.itemsize);
+  a.memory = Memory::host;
+  a.dtype = py::hasattr(obj, "dtype") ? std::string(py::str(obj.attr("dtype"))) : dtype_name(a.kind, a.itemsize);
+  if (!little) a.dtype = "big-endian " + a.dtype;
+  return true;
+}
+
+bool read_dlpack(py::handle obj, const std::string& name, ArrayRef& a) {
+  if (!py::hasattr(obj, "__dlpack__") || !py::hasattr(obj, "__dlpack_device__")) return false;
+  const py::tuple dev = obj.attr("__dlpack_device__")();
+  const int type = dev[0].cast<int>();
+  if (type != dl_cpu && type != dl_cuda_host && type != dl_cuda && type != dl_cuda_managed)
+    throw py::type_error(name + ": DLPack device type " + std::to_string(type) + " is neither the CPU nor CUDA");
+  const bool device = type == dl_cuda || type == dl_cuda_managed;
+  if (device && host_backend) host_build_device_array(name, "__dlpack__");
+  py::object capsule = obj.attr("__dlpack__")();
+  auto* t = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
+  if (t == nullptr) throw py::error_already_set();
+  const DLTensor& d = t->dl_tensor;
+  a.keep_object = capsule;  // its destructor calls the producer's deleter
+  a.data = static_cast<char*>(d.data) + d.byte_offset;
+  const char kinds[] = {'i', 'u', 'f', '?', '?', 'c', 'b'};
+  a.kind = d.dtype.code < sizeof(kinds) && d.dtype.lanes == 1 ? kinds[d.dtype.code] : '?';
+  a.itemsize = d.dtype.bits / 8;
+  a.dtype = d.dtype.code == 4 ? "bfloat16" : dtype_name(a.kind, a.itemsize);
+  for (int k = 0; k < d.ndim; ++k) a.shape.push_back(d.shape[k]);
+  a.c_contiguous = true;
+  if (d.strides != nullptr) {
+    std::vector<std::int64_t> strides;
+    for (int k = 0; k < d.ndim; ++k) strides.push_back(d.strides[k] * a.itemsize);
+    a.c_contiguous = c_order(a.shape, strides, a.itemsize);
+  }
+  a.memory = device ? Memory::device : Memory::host;
+  if (device) check_device_pointer(a, name);
+  return true;
+}
+
+}  // namespace
+
+std::int64_t ArrayRef::size() const {
+  std::int64_t s = 1;
+  for (auto e : shape) s *= e;
+  return s;
+}
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  if (shape.size() == 1) s += ",";
+  return s + ")";
+}
+
+ArrayRef read_array(py::handle obj, const std::string& name, bool writable) {
+  ArrayRef a;
+  if (read_cuda_array_interface(obj, name, a) || read_buffer(obj, a) || read_dlpack(obj, name, a)) {
+    if (writable && a.readonly) throw py::value_error(name + ": the array is read-only");
+    return a;
+  }
+  throw py::type_error(name + ": expected an array (NumPy, or any object with the buffer protocol, "
+                              "__cuda_array_interface__ or __dlpack__), got " +
+                       std::string(py::str(py::type::of(obj).attr("__name__"))));
+}
+
+void require_ndim(const ArrayRef& a, const std::string& name, std::size_t ndim, const std::string& what) {
+  if (a.shape.size() != ndim)
+    throw py::value_error(name + ": expected a " + std::to_string(ndim) + "-D array (" + what + "), got " +
+                          std::to_string(a.shape.size()) + "-D shape " + shape_text(a.shape));
+}
+
+void require_c_order(const ArrayRef& a, const std::string& name) {
+  if (!a.c_contiguous)
+    throw py::value_error(name + ": the array is not in C order (Fortran order or a strided view); tdmaps reads C "
+                                 "order in place, without a copy: pass np.ascontiguousarray(" +
+                          name + "), or copy=True");
+  if (a.itemsize > 0 && reinterpret_cast<std::uintptr_t>(a.data) % static_cast<std::uintptr_t>(a.itemsize) != 0)
+    throw py::value_error(name + ": the data are not aligned to their " + std::to_string(a.itemsize) +
+                          "-byte elements; pass an aligned copy (np.require(" + name + ", requirements='CA'))");
+}
+
+void require_output(const ArrayRef& out, const std::vector<std::int64_t>& shape, const std::string& dtype,
+                    const ArrayRef& like) {
+  if (out.shape != shape)
+    throw py::value_error("out: shape " + shape_text(out.shape) + ", expected " + shape_text(shape));
+  if (!out.native || out.dtype != dtype)
+    throw py::value_error("out: dtype " + out.dtype + ", expected " + dtype);
+  require_c_order(out, "out");
+  if (out.memory != like.memory || out.device != like.device)
+    throw py::value_error(std::string("out: the array is in ") + (out.memory == Memory::host ? "host" : "device") +
+                          " memory, the input in " + (like.memory == Memory::host ? "host" : "device") +
+                          " memory; the output goes where the input is");
+  const auto a0 = reinterpret_cast<std::uintptr_t>(out.data), b0 = reinterpret_cast<std::uintptr_t>(like.data);
+  if (out.bytes() > 0 && like.bytes() > 0 && a0 < b0 + static_cast<std::uintptr_t>(like.bytes()) &&
+      b0 < a0 + static_cast<std::uintptr_t>(out.bytes()))
+    throw py::value_error("out: overlaps the input's memory");
+}
+
+ArrayRef allocate(const py::object& alloc, const std::vector<std::int64_t>& shape, const std::string& dtype, bool zero,
+                  const ArrayRef& like, py::object& owner) {
+  py::tuple t(shape.size());
+  for (std::size_t k = 0; k < shape.size(); ++k) t[k] = py::int_(shape[k]);
+  owner = alloc(t, dtype, zero);
+  ArrayRef out = read_array(owner, "out", true);
+  require_output(out, shape, dtype, like);
+  return out;
+}
+
+void wait_for_producers(const ArrayRef& a) {
+  if (!host_backend && a.memory == Memory::device) Kokkos::fence();  // Kokkos 3.4 takes no label
+}
+
+std::string pointer_memory(std::uintptr_t ptr) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  cudaPointerAttributes attr;
+  if (cudaPointerGetAttributes(&attr, reinterpret_cast<const void*>(ptr)) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return "unregistered";
+  }
+  switch (attr.type) {
+    case cudaMemoryTypeDevice: return "device";
+    case cudaMemoryTypeManaged: return "managed";
+    case cudaMemoryTypeHost: return "host";
+    default: return "unregistered";
+  }
+#else
+  (void)ptr;
+  return "host";
+#endif
+}
+
+}  // namespace python
+}  // namespace tdmaps

@@ -1,0 +1,207 @@
+// _tdmaps.collide: the collision app's results (apps/collision) for an
+// (n, 4) float32 array of spheres read in place. The checks and their
+// wording follow tdmaps-collide (apps/collision/tdmaps_collide.cpp).
+
+#include "arrays.hpp"
+#include "common.hpp"
+
+#include <pybind11/pybind11.h>
+
+#include <tdmaps/collision.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <stdexcept>
+#include <string>
+
+namespace py = pybind11;
+
+namespace tdmaps {
+namespace python {
+namespace {
+
+namespace tc = tdmaps::collision;
+using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+
+tc::Result parse_result(const std::string& s) {
+  check_choice("result", s, {"count", "pairs", "flags", "rowflags", "tileflags", "intflags"});
+  return s == "pairs"       ? tc::Result::pairs
+         : s == "flags"     ? tc::Result::flags
+         : s == "rowflags"  ? tc::Result::rowflags
+         : s == "tileflags" ? tc::Result::tileflags
+         : s == "intflags"  ? tc::Result::intflags
+                            : tc::Result::count;
+}
+
+/// Words (or entries) of a result array for n spheres, and its dtype; 0 for count and pairs.
+index_t result_items(tc::Result r, index_t n, std::string& dtype) {
+  dtype = r == tc::Result::intflags ? "int32" : "uint32";
+  switch (r) {
+    case tc::Result::flags: return tc::flag_words(n);
+    case tc::Result::rowflags: return tc::row_flag_words(n);
+    case tc::Result::tileflags: return tc::tile_flag_words(n);
+    case tc::Result::intflags: return tc::pair_count(n);
+    default: return 0;
+  }
+}
+
+/// The result array's View over `data` (the caller's memory, or a device
+/// copy when staged).
+template <class T>
+Kokkos::View<T*, MemSpace> words_view(void* data, index_t items, bool staged, const char* label) {
+  if (staged) return Kokkos::View<T*, MemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), items);
+  return Kokkos::View<T*, MemSpace, Unmanaged>(static_cast<T*>(data), items);
+}
+
+template <class Map>
+index_t run_map(const Map& map, const tc::ConstSpheres<MemSpace>& s, tc::Result result, tc::Kernel kernel,
+                tc::Output<MemSpace>& out) {
+  return tc::collide(ExecSpace(), s, map, result, kernel, out);
+}
+
+struct Run {
+  MapSpec spec;
+  int block = 32;
+  tc::Result result = tc::Result::count;
+  tc::Kernel kernel = tc::Kernel::tile;
+};
+
+/// The collision test under the lock; out.pairs holds the list for pairs.
+index_t compute(const ArrayRef& s, const ArrayRef& words, index_t n, const Run& r, tc::Output<MemSpace>& out) {
+  ExecSpace space;
+  const bool staged = !host_backend && s.memory == Memory::host;  // CUDA build, host arrays
+  const float* host_s = static_cast<const float*>(s.data);
+  tc::ConstSpheres<MemSpace> sv;
+  if (staged) {
+    tc::Spheres<MemSpace> d(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tdmaps::python::spheres"), n);
+    Kokkos::deep_copy(space, d, Kokkos::View<const float* [4], Kokkos::LayoutRight, Kokkos::HostSpace, Unmanaged>(host_s, n));
+    sv = d;
+  } else {
+    sv = Kokkos::View<const float* [4], Kokkos::LayoutRight, MemSpace, Unmanaged>(host_s, n);
+  }
+  const index_t items = words.size();
+  switch (r.result) {
+    case tc::Result::flags: out.flags = words_view<std::uint32_t>(words.data, items, staged, "tdmaps::python::flags"); break;
+    case tc::Result::rowflags: out.rowflags = words_view<std::uint32_t>(words.data, items, staged, "tdmaps::python::rowflags"); break;
+    case tc::Result::tileflags: out.tileflags = words_view<std::uint32_t>(words.data, items, staged, "tdmaps::python::tileflags"); break;
+    case tc::Result::intflags: out.intflags = words_view<std::int32_t>(words.data, items, staged, "tdmaps::python::intflags"); break;
+    default: break;
+  }
+  index_t count = 0;
+  try {
+    with_map(
+        r.spec, Domain2(n, r.block, Triangle::strict_lower),
+        [&](auto map) { count = run_map(map, sv, r.result, r.kernel, out); }, r.kernel == tc::Kernel::tile);
+  } catch (const std::length_error& e) {
+    throw TooLarge(std::string("the pair list does not fit the free memory (about 48 bytes per pair on the ") +
+                   MemSpace::name() + " side): " + e.what() + "; use result='count' or 'flags'");
+  } catch (const std::invalid_argument& e) {
+    const std::string prefix = "tdmaps::collision: sphere row ", what = e.what();
+    if (what.compare(0, prefix.size(), prefix) != 0) throw;
+    const std::string rest = what.substr(prefix.size());  // "5: x is nan (not finite)"
+    const auto colon = rest.find(':');
+    throw py::value_error("spheres: row " + rest.substr(0, colon) + " (0-based)" + rest.substr(colon));
+  }
+  if (staged && items > 0) {
+    const auto back = [&](const auto& v) {
+      using T = typename std::decay_t<decltype(v)>::non_const_value_type;
+      Kokkos::deep_copy(space, Kokkos::View<T*, Kokkos::HostSpace, Unmanaged>(static_cast<T*>(words.data), items), v);
+    };
+    if (r.result == tc::Result::flags) back(out.flags);
+    else if (r.result == tc::Result::rowflags) back(out.rowflags);
+    else if (r.result == tc::Result::tileflags) back(out.tileflags);
+    else if (r.result == tc::Result::intflags) back(out.intflags);
+  }
+  space.fence();
+  return count;
+}
+
+py::object collide(py::handle spheres, const std::string& result, const py::object& alloc, const std::string& map,
+                   const std::string& sqrt, const std::string& form, int block, const std::string& kernel) {
+  require_kokkos();
+  Run r;
+  r.result = parse_result(result);
+  check_choice("kernel", kernel, {"tile", "element", "linear"});
+  r.kernel = kernel == "tile" ? tc::Kernel::tile : kernel == "element" ? tc::Kernel::element : tc::Kernel::linear;
+  r.spec = map_spec(map, sqrt, form, block);
+  r.block = block;
+  if (r.kernel == tc::Kernel::tile && canonical_map_name(map) == "utm")
+    throw py::value_error("map='utm' is a thread-space map and cannot run the tile kernel; use kernel='element'");
+
+  const ArrayRef s = read_array(spheres, "spheres", false);
+  if (s.shape.size() != 2 || s.shape[1] != 4)
+    throw py::value_error("spheres: expected shape (n, 4) (x, y, z, r per row; intervals: y = z = 0), got " +
+                          std::to_string(s.shape.size()) + "-D shape " + shape_text(s.shape));
+  if (!s.is('f', 4))
+    throw py::type_error("spheres: unsupported dtype '" + s.dtype +
+                         "' (the collision test reads float32 in place; convert with spheres.astype(np.float32), or "
+                         "pass copy=True)");
+  require_c_order(s, "spheres");
+  const index_t n = s.shape[0];
+  if (n > max_side)
+    throw py::value_error("spheres: " + std::to_string(n) + " spheres exceed the largest supported n = " +
+                          std::to_string(max_side));
+
+  std::string dtype;
+  const index_t items = result_items(r.result, n, dtype);
+  const bool staged = !host_backend && s.memory == Memory::host;
+  const index_t bytes = mul_sat(items, 4);
+  const index_t host_need = host_backend || staged ? bytes : 0;
+  const index_t device_need = host_backend ? 0 : add_sat(bytes, staged ? mul_sat(n, 16) : 0);
+  const std::string what = "the " + result + " output (" + format_bytes(bytes) + ") of n = " + std::to_string(n) + " spheres";
+  if (host_need > 0 && host_need > host_available_bytes())
+    throw TooLarge(what + " needs " + format_bytes(host_need) + " of host memory but only " +
+                   format_bytes(host_available_bytes()) + " is available; use result='count', or fewer spheres");
+  if (device_need > 0 && device_need > free_memory_bytes())
+    throw TooLarge(what + " needs " + format_bytes(device_need) + " of " + MemSpace::name() + " memory but only " +
+                   format_bytes(free_memory_bytes()) + " is free; use result='count', or fewer spheres");
+
+  py::object owner = py::none();
+  ArrayRef words;
+  if (r.result != tc::Result::count && r.result != tc::Result::pairs)
+    words = allocate(alloc, {items}, dtype, false, s, owner);
+  wait_for_producers(s);
+  tc::Output<MemSpace> out;
+  if (r.result == tc::Result::pairs) {
+    // As tdmaps-collide: keys, sort space and the list, about 48 bytes per pair.
+    out.max_pairs = free_memory_bytes() / 48;
+  }
+  index_t count = 0;
+  {
+    py::gil_scoped_release nogil;
+    std::lock_guard<std::mutex> lock(kokkos_mutex());
+    count = compute(s, words, n, r, out);
+    if (r.result != tc::Result::pairs) out = tc::Output<MemSpace>();  // the counters, freed under the lock
+  }
+  if (r.result == tc::Result::count) return py::int_(count);
+  if (r.result != tc::Result::pairs) return owner;
+  const ArrayRef list = allocate(alloc, {count, 2}, "int64", false, s, owner);
+  {
+    py::gil_scoped_release nogil;
+    std::lock_guard<std::mutex> lock(kokkos_mutex());
+    ExecSpace space;
+    if (count > 0) {
+      std::int64_t* dst = static_cast<std::int64_t*>(list.data);
+      if (list.memory == Memory::host)
+        Kokkos::deep_copy(space, Kokkos::View<std::int64_t* [2], Kokkos::LayoutRight, Kokkos::HostSpace, Unmanaged>(dst, count),
+                          out.pairs);
+      else
+        Kokkos::deep_copy(space, Kokkos::View<std::int64_t* [2], Kokkos::LayoutRight, MemSpace, Unmanaged>(dst, count),
+                          out.pairs);
+    }
+    space.fence();
+    out = tc::Output<MemSpace>();  // free the library's list under the lock
+  }
+  return owner;
+}
+
+}  // namespace
+
+void bind_collide(py::module_& m) {
+  m.def("collide", &collide, py::arg("spheres"), py::arg("result"), py::arg("alloc"), py::arg("map"), py::arg("sqrt"),
+        py::arg("form"), py::arg("block"), py::arg("kernel"),
+        "Collisions of (n, 4) float32 spheres; see tdmaps.collide.");
+}
+
+}  // namespace python
+}  // namespace tdmaps

@@ -1,0 +1,300 @@
+// _tdmaps.pdist: scipy.spatial.distance.pdist's result from the EDM app's
+// kernels (apps/edm), the points read in place and the distances written in
+// place into the caller's (or the Python layer's newly allocated) array.
+// The checks and their wording follow tdmaps-edm (apps/edm/tdmaps_edm.cpp).
+
+#include "arrays.hpp"
+#include "common.hpp"
+
+#include <pybind11/pybind11.h>
+
+#include <tdmaps/edm.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <sstream>
+#include <string>
+#include <type_traits>
+
+namespace py = pybind11;
+
+namespace tdmaps {
+namespace python {
+namespace {
+
+struct PdistOptions {
+  edm::Layout layout = edm::Layout::condensed;
+  edm::Kernel kernel = edm::Kernel::automatic;
+  bool symmetric = false;
+  bool squared = false;  // metric "sqeuclidean"
+  bool reject_nonfinite = false;
+  MapSpec spec;
+  int block = 32;
+};
+
+template <class Real>
+using Points = Kokkos::View<const Real**, Kokkos::LayoutRight, MemSpace>;
+template <class Real>
+using Out = Kokkos::View<Real*, MemSpace>;
+
+/// sqeuclidean: each written distance squared in place, so every kernel and
+/// map serves it (the square of the correctly rounded root is within 2 ulp
+/// of the direct sum of squares). The full layout without `symmetric` has
+/// its lower triangle written only: the rest is the caller's and stays.
+template <class Real>
+struct SquareOut {
+  Out<Real> out;
+  index_t n;
+  bool lower_only;
+  KOKKOS_FUNCTION void operator()(const index_t k) const {
+    if (lower_only && k % n > k / n) return;
+    const Real v = out(k);
+    out(k) = v * v;
+  }
+};
+
+/// The first NaN or Inf coordinate (row-major index), for reject_nonfinite.
+template <class Real>
+struct FirstNonFinite {
+  Kokkos::View<const Real*, MemSpace> x;
+  KOKKOS_FUNCTION void operator()(const index_t k, index_t& first) const {
+    const Real v = x(k);
+    if (!(v - v == Real(0)) && k < first) first = k;  // NaN and Inf give NaN
+  }
+};
+
+// Kernels are instantiated in named templates, never in with_map's generic
+// lambda (as the CLIs do).
+template <class Map, class Real>
+edm::Kernel resolve(const Map&, edm::Kernel kind, int d, int rho) {
+  return edm::resolve_kernel<ExecSpace, Map, Real>(kind, d, rho);
+}
+
+template <class Map, class Real>
+void run_map(const Map& map, const Points<Real>& x, const Out<Real>& out, const PdistOptions& o) {
+  ExecSpace space;
+  edm::edm(space, x, out, map, o.layout, o.kernel, o.symmetric);
+  space.fence();
+}
+
+/// The largest d whose tile-kernel scratch fits at block side rho (0: none).
+template <class Real>
+int largest_tile_d(int rho) {
+  int lo = 0, hi = 1 << 20;
+  while (lo < hi) {
+    const int mid = lo + (hi - lo + 1) / 2;
+    if (edm::tile_fits<ExecSpace, Real>(rho, mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/// The kernel that will run, checked as tdmaps-edm checks it.
+template <class Real>
+edm::Kernel resolved_kernel(const PdistOptions& o, index_t n, int d) {
+  const char* precision = std::is_same<Real, float>::value ? "fp32" : "fp64";
+  edm::Kernel kind = o.kernel;
+  with_map(
+      o.spec, edm::make_domain(n, o.block, o.layout),
+      [&](auto map) { kind = resolve<decltype(map), Real>(map, o.kernel, d, o.block); }, o.kernel == edm::Kernel::tile);
+  const int rho = o.block;
+  if (kind == edm::Kernel::tile && !edm::tile_fits<ExecSpace, Real>(rho, d)) {
+    std::string hint = "use kernel='auto' or 'element'";
+    if (edm::has_gemm()) hint += " (or 'gemm')";
+    for (int smaller : {16, 8})
+      if (smaller < rho && edm::tile_fits<ExecSpace, Real>(smaller, d))
+        hint += ", or block=" + std::to_string(smaller) + " (its tile fits up to d = " +
+                std::to_string(largest_tile_d<Real>(smaller)) + ")";
+    throw py::value_error("kernel='tile': the tile of " + std::to_string(rho) + " + " + std::to_string(rho) + " " +
+                          precision + " points of d = " + std::to_string(d) + " needs " +
+                          std::to_string(edm::tile_scratch_bytes<ExecSpace, Real>(rho, d)) +
+                          " bytes of team scratch, more than " + ExecSpace::name() + " allows at block side " +
+                          std::to_string(rho) + " (d <= " + std::to_string(largest_tile_d<Real>(rho)) + "); " + hint);
+  }
+  if (kind == edm::Kernel::gemm && !edm::has_gemm())
+    throw py::value_error("kernel='gemm' needs Kokkos Kernels, which this build did not find; use kernel='auto'");
+  return kind;
+}
+
+/// Throws TooLarge (MemoryError) when what this call allocates does not fit.
+template <class Real>
+void check_memory(const PdistOptions& o, index_t n, index_t d, edm::Kernel kind, bool allocating, bool staged) {
+  const index_t real_bytes = static_cast<index_t>(sizeof(Real));
+  const index_t elements = edm::output_size(o.layout, n);
+  const index_t out_bytes = mul_sat(elements, real_bytes);
+  const index_t in_bytes = mul_sat(mul_sat(n, d), real_bytes);
+  const index_t workspace = kind == edm::Kernel::gemm ? edm::gemm_workspace_bytes<Real>(n, d) : 0;
+  const bool fp64 = std::is_same<Real, double>::value;
+  std::string hint = "use fewer points";
+  if (fp64) hint += ", float32 points";
+  if (o.layout == edm::Layout::full) hint += ", layout='condensed'";
+  const std::string what = std::string("the ") + edm::layout_name(o.layout) + " output of n = " + std::to_string(n) +
+                           " points (" + std::to_string(elements) + (fp64 ? " fp64" : " fp32") + " elements, " +
+                           format_bytes(out_bytes) + ")";
+  // Host: the output where this call allocates it on the host; device (CUDA):
+  // the staged copies of host arrays, the output it allocates there, the workspace.
+  index_t host_need = allocating && (host_backend || staged) ? out_bytes : 0;
+  index_t device_need = workspace;
+  if (host_backend) host_need = add_sat(host_need, workspace);
+  else device_need = add_sat(device_need, staged ? add_sat(in_bytes, out_bytes) : (allocating ? out_bytes : 0));
+  const std::string extra = workspace > 0 ? " and the gemm kernel's workspace" : "";
+  if (host_need > 0) {
+    const index_t free_b = host_available_bytes();
+    if (host_need > free_b)
+      throw TooLarge(what + extra + " need " + format_bytes(host_need) + " of host memory but only " +
+                     format_bytes(free_b) + " is available; " + hint);
+  }
+  if (!host_backend && device_need > 0) {
+    const index_t free_b = free_memory_bytes();
+    if (device_need > free_b)
+      throw TooLarge(what + extra + " need " + format_bytes(device_need) + " of " + MemSpace::name() +
+                     " memory but only " + format_bytes(free_b) + " is free; " + hint);
+  }
+}
+
+template <class Real>
+void compute(const ArrayRef& x, const ArrayRef& out, index_t n, index_t d, const PdistOptions& o) {
+  using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+  ExecSpace space;
+  const index_t len = out.size();
+  const bool staged = !host_backend && x.memory == Memory::host;  // CUDA build, host arrays
+  Points<Real> xv;
+  Out<Real> ov;
+  if (staged) {
+    Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> xd(
+        Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tdmaps::python::points"), n, d);
+    Kokkos::deep_copy(space, xd,
+                      Kokkos::View<const Real**, Kokkos::LayoutRight, Kokkos::HostSpace, Unmanaged>(
+                          static_cast<const Real*>(x.data), n, d));
+    xv = xd;
+    ov = Out<Real>(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tdmaps::python::out"), len);
+    // The full layout without symmetric keeps the caller's upper triangle.
+    if (o.layout == edm::Layout::full && !o.symmetric)
+      Kokkos::deep_copy(space, ov, Kokkos::View<Real*, Kokkos::HostSpace, Unmanaged>(static_cast<Real*>(out.data), len));
+  } else {
+    xv = Kokkos::View<const Real**, Kokkos::LayoutRight, MemSpace, Unmanaged>(static_cast<const Real*>(x.data), n, d);
+    ov = Kokkos::View<Real*, MemSpace, Unmanaged>(static_cast<Real*>(out.data), len);
+  }
+  if (o.reject_nonfinite && n * d > 0) {
+    index_t first = n * d;
+    Kokkos::parallel_reduce("tdmaps::python::reject_nonfinite",
+                            Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, n * d),
+                            FirstNonFinite<Real>{Kokkos::View<const Real*, MemSpace>(xv.data(), n * d)},
+                            Kokkos::Min<index_t>(first));
+    if (first < n * d) {
+      Real v = 0;
+      Kokkos::deep_copy(space, Kokkos::View<Real, Kokkos::HostSpace, Unmanaged>(&v),
+                        Kokkos::View<const Real, MemSpace, Unmanaged>(xv.data() + first));
+      space.fence();
+      std::ostringstream s;
+      s << v;
+      throw py::value_error("X: row " + std::to_string(first / d) + " (0-based), column " + std::to_string(first % d) +
+                            " is " + s.str() + " (reject_nonfinite=True)");
+    }
+  }
+  if (len > 0) {
+    with_map(
+        o.spec, edm::make_domain(n, o.block, o.layout), [&](auto map) { run_map(map, xv, ov, o); },
+        o.kernel == edm::Kernel::tile);
+    if (o.squared)
+      Kokkos::parallel_for("tdmaps::python::square", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, len),
+                           SquareOut<Real>{ov, n, o.layout == edm::Layout::full && !o.symmetric});
+  }
+  if (staged)
+    Kokkos::deep_copy(space, Kokkos::View<Real*, Kokkos::HostSpace, Unmanaged>(static_cast<Real*>(out.data), len), ov);
+  space.fence();
+}
+
+edm::Layout parse_layout(const std::string& s) {
+  check_choice("layout", s, {"condensed", "packed", "full"});
+  return s == "packed" ? edm::Layout::packed : s == "condensed" ? edm::Layout::condensed : edm::Layout::full;
+}
+
+edm::Kernel parse_kernel(const std::string& s) {
+  check_choice("kernel", s, {"auto", "element", "tile", "gemm", "linear"});
+  return s == "element" ? edm::Kernel::element
+         : s == "tile"  ? edm::Kernel::tile
+         : s == "gemm"  ? edm::Kernel::gemm
+         : s == "linear" ? edm::Kernel::linear
+                         : edm::Kernel::automatic;
+}
+
+py::object pdist(py::handle X, const py::object& out_obj, const py::object& alloc, const py::object& metric,
+                 const std::string& layout, const std::string& map, const std::string& sqrt, const std::string& form,
+                 int block, const std::string& kernel, const py::object& symmetric, bool reject_nonfinite) {
+  require_kokkos();
+  PdistOptions o;
+  if (!py::isinstance<py::str>(metric))
+    throw py::value_error("metric: tdmaps computes 'euclidean' and 'sqeuclidean' (given by name), not a callable");
+  const std::string m = py::str(metric);
+  if (m != "euclidean" && m != "sqeuclidean")
+    throw py::value_error("Unknown Distance Metric: " + m + " (tdmaps computes 'euclidean' and 'sqeuclidean')");
+  o.squared = m == "sqeuclidean";
+  o.layout = parse_layout(layout);
+  o.kernel = parse_kernel(kernel);
+  o.spec = map_spec(map, sqrt, form, block);
+  o.block = block;
+  o.symmetric = symmetric.is_none() ? o.layout == edm::Layout::full : symmetric.cast<bool>();
+  o.reject_nonfinite = reject_nonfinite;
+  if (o.symmetric && o.layout != edm::Layout::full) throw py::value_error("symmetric=True applies to layout='full' only");
+  if (o.kernel == edm::Kernel::linear && o.layout == edm::Layout::full)
+    throw py::value_error("kernel='linear' writes the packed and condensed layouts; layout='full' takes kernel='tile', "
+                          "'element' or 'auto'");
+
+  const ArrayRef x = read_array(X, "X", false);
+  require_ndim(x, "X", 2, "points x dims");
+  const bool fp32 = x.is('f', 4);
+  if (!fp32 && !x.is('f', 8))
+    throw py::type_error("X: unsupported dtype '" + x.dtype +
+                         "' (tdmaps reads float32 and float64 in place; convert with X.astype(np.float64), or pass "
+                         "copy=True)");
+  require_c_order(x, "X");
+  const index_t n = x.shape[0], d = x.shape[1];
+  if (d == 0) throw py::value_error("X: points have 0 dimensions (the input has 0 columns)");
+  if (n > max_side)
+    throw py::value_error("X: n = " + std::to_string(n) + " points exceed the largest supported side " +
+                          std::to_string(max_side));
+  if (d > (index_t(1) << 20)) throw py::value_error("X: d = " + std::to_string(d) + " dimensions exceed 2^20");
+
+  const std::string dtype = fp32 ? "float32" : "float64";
+  const index_t elements = edm::output_size(o.layout, n);
+  const std::vector<std::int64_t> shape =
+      o.layout == edm::Layout::full ? std::vector<std::int64_t>{n, n} : std::vector<std::int64_t>{elements};
+  const edm::Kernel kind = n > 0 ? (fp32 ? resolved_kernel<float>(o, n, static_cast<int>(d))
+                                         : resolved_kernel<double>(o, n, static_cast<int>(d)))
+                                 : o.kernel;
+  const bool staged = !host_backend && x.memory == Memory::host;
+  if (fp32) check_memory<float>(o, n, d, kind, out_obj.is_none(), staged);
+  else check_memory<double>(o, n, d, kind, out_obj.is_none(), staged);
+
+  py::object owner = out_obj;
+  ArrayRef out;
+  if (out_obj.is_none()) {
+    // Zeroed where the kernels leave elements alone: full without symmetric.
+    out = allocate(alloc, shape, dtype, o.layout == edm::Layout::full && !o.symmetric, x, owner);
+  } else {
+    out = read_array(out_obj, "out", true);
+    require_output(out, shape, dtype, x);
+  }
+  wait_for_producers(x);
+  wait_for_producers(out);
+  {
+    py::gil_scoped_release nogil;
+    std::lock_guard<std::mutex> lock(kokkos_mutex());
+    if (fp32) compute<float>(x, out, n, d, o);
+    else compute<double>(x, out, n, d, o);
+  }
+  return owner;
+}
+
+}  // namespace
+
+void bind_pdist(py::module_& m) {
+  m.def("pdist", &pdist, py::arg("X"), py::arg("out"), py::arg("alloc"), py::arg("metric"), py::arg("layout"),
+        py::arg("map"), py::arg("sqrt"), py::arg("form"), py::arg("block"), py::arg("kernel"), py::arg("symmetric"),
+        py::arg("reject_nonfinite"),
+        "Distances of the rows of X into out (or a new array from alloc(shape, dtype, zero)); see tdmaps.pdist.");
+}
+
+}  // namespace python
+}  // namespace tdmaps

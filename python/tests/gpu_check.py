@@ -1,0 +1,215 @@
+"""The CUDA build's check, run by hand on a GPU machine (CTest registers only
+the host tests): tdmaps.pdist and tdmaps.collide on device tensors against
+torch.pdist, SciPy and a brute force, the results' memory and kind, CuPy
+arrays when CuPy is importable, a DLPack-only object, then the timing of
+tdmaps.pdist against torch.pdist at n = 30720, d = 4, fp32 (call to result,
+synchronised), printed as a CSV line and a JSON line.
+
+    PYTHONPATH=<cuda build>/python python3 python/tests/gpu_check.py [--n 30720] [--repeat 10]
+
+Prints every failed check and exits 1 on any; 2 when it cannot run (no
+torch, no GPU, a host build of tdmaps).
+"""
+
+import argparse
+import json
+import sys
+import time
+
+import numpy as np
+from scipy.spatial.distance import pdist as scipy_pdist
+
+failures = []
+checks = 0
+
+
+def check(ok, what):
+    global checks
+    checks += 1
+    if not ok:
+        failures.append(what)
+        print("FAIL: " + what, flush=True)
+
+
+def close(got, want, rtol, what):
+    got = np.asarray(got, dtype=np.float64)
+    want = np.asarray(want, dtype=np.float64)
+    if got.shape != want.shape:
+        check(False, "%s: shape %s, expected %s" % (what, got.shape, want.shape))
+        return
+    same_nan = np.array_equal(np.isnan(got), np.isnan(want))
+    err = np.abs(got - want)[~np.isnan(want)]
+    scale = np.abs(want)[~np.isnan(want)]
+    worst = float(np.max(err / np.maximum(scale, 1e-300))) if err.size else 0.0
+    check(same_nan and bool(np.all(err <= rtol * scale)), "%s: max relative difference %.3g > %.3g" % (what, worst, rtol))
+
+
+def rtol(dtype, d):
+    return 1e-12 if dtype == "float64" else (d + 4) * float(np.finfo(np.float32).eps)
+
+
+def on_device(tdmaps, t, what):
+    import torch
+
+    check(isinstance(t, torch.Tensor) and t.is_cuda, "%s: result is not a CUDA torch tensor (%s)" % (what, type(t)))
+    if isinstance(t, torch.Tensor) and t.numel() > 0:
+        kind = tdmaps._tdmaps.pointer_memory(t.data_ptr())
+        check(kind == "device", "%s: result memory is %s, not device" % (what, kind))
+
+
+def pdist_checks(tdmaps, torch, dev):
+    from scipy.spatial.distance import squareform
+
+    g = torch.Generator(device="cpu").manual_seed(7)
+    for n, d in [(2, 1), (3, 2), (97, 3), (1000, 4), (4097, 5), (300, 64)]:
+        for dtype in ["float32", "float64"]:
+            Xh = torch.rand(n, d, generator=g, dtype=getattr(torch, dtype)) * 10
+            X = Xh.to(dev)
+            what = "pdist n=%d d=%d %s" % (n, d, dtype)
+            got = tdmaps.pdist(X)
+            on_device(tdmaps, got, what)
+            check(got.dtype == X.dtype and got.device == X.device, what + ": dtype or device differs from X's")
+            close(got.cpu().numpy(), torch.pdist(X).cpu().numpy(), 4 * rtol(dtype, d), what + " vs torch.pdist")
+            ref = scipy_pdist(Xh.numpy().astype(np.float64))
+            close(got.cpu().numpy(), ref, rtol(dtype, d), what + " vs scipy")
+            close(tdmaps.pdist(X, "sqeuclidean").cpu().numpy(), ref**2, 2 * rtol(dtype, d), what + " sqeuclidean")
+            full = tdmaps.pdist(X, layout="full")
+            on_device(tdmaps, full, what + " full")
+            close(full.cpu().numpy(), squareform(ref), rtol(dtype, d), what + " full")
+            packed = tdmaps.pdist(X, layout="packed")
+            close(packed.cpu().numpy(), squareform(ref)[np.tril_indices(n)], rtol(dtype, d), what + " packed")
+            staged = tdmaps.pdist(Xh.numpy())  # a host array on the CUDA build: staged through the device
+            check(isinstance(staged, np.ndarray), what + ": a NumPy input did not give a NumPy result")
+            close(staged, ref, rtol(dtype, d), what + " numpy input")
+    X = torch.rand(513, 3, device=dev)
+    ref = scipy_pdist(X.cpu().numpy().astype(np.float64))
+    for m in tdmaps.maps:
+        for kernel in ["auto", "element", "linear"] + ([] if m == "utm" else ["tile"]):
+            close(tdmaps.pdist(X, map=m, kernel=kernel).cpu().numpy(), ref, rtol("float32", 3),
+                  "pdist map=%s kernel=%s" % (m, kernel))
+    out = torch.full((513 * 512 // 2,), float("nan"), device=dev)
+    check(tdmaps.pdist(X, out=out) is out, "pdist out=: not the same tensor returned")
+    close(out.cpu().numpy(), ref, rtol("float32", 3), "pdist out=")
+    for bad, exc, what in [(X.t(), ValueError, "non-C-order tensor"), (X.to(torch.int32), TypeError, "int tensor")]:
+        try:
+            tdmaps.pdist(bad)
+            check(False, "pdist of a %s did not raise" % what)
+        except exc:
+            check(True, "")
+    close(tdmaps.pdist(X.t().contiguous().t(), copy=True).cpu().numpy(), ref, rtol("float32", 3), "pdist copy=True")
+
+    class DLPackOnly:
+        """A device array known only through DLPack (the C++ DLPack reader)."""
+
+        def __init__(self, t):
+            self.t = t
+
+        def __dlpack__(self, stream=None):
+            return self.t.__dlpack__()
+
+        def __dlpack_device__(self):
+            return self.t.__dlpack_device__()
+
+    out = torch.empty(513 * 512 // 2, device=dev)
+    tdmaps.pdist(DLPackOnly(X), out=out)
+    close(out.cpu().numpy(), ref, rtol("float32", 3), "pdist of a DLPack-only object")
+
+
+def collide_checks(tdmaps, torch, dev):
+    rng = np.random.default_rng(3)
+    s = np.floor(rng.random((700, 4)) * 2**24) / 2**24
+    s[:, 3] = 0.02 + np.floor(rng.random(700) * 0.1 * 2**24) / 2**24
+    s = s.astype(np.float32)
+    c = s.astype(np.float64)
+    mask = ((c[:, None, :3] - c[None, :, :3]) ** 2).sum(axis=2) < (c[:, None, 3] + c[None, :, 3]) ** 2
+    want = np.argwhere(np.tril(mask, -1))
+    S = torch.from_numpy(s).to(dev)
+    for m in tdmaps.maps:
+        for kernel in ["tile", "element", "linear"]:
+            if m == "utm" and kernel == "tile":
+                continue
+            what = "collide map=%s kernel=%s" % (m, kernel)
+            check(tdmaps.collide(S, map=m, kernel=kernel) == len(want), what + ": count")
+            pairs = tdmaps.collide(S, "pairs", map=m, kernel=kernel)
+            on_device(tdmaps, pairs, what + " pairs")
+            check(np.array_equal(pairs.cpu().numpy(), want), what + ": pairs differ from the brute force")
+            ints = tdmaps.collide(S, "intflags", map=m, kernel=kernel)
+            check(np.array_equal(ints.cpu().numpy(), mask[np.tril_indices(700, -1)].astype(np.int32)),
+                  what + ": intflags")
+    check(np.array_equal(tdmaps.collide(s, "pairs"), want), "collide of a NumPy input (staged)")
+
+
+def cupy_checks(tdmaps):
+    try:
+        import cupy
+    except ImportError:
+        print("cupy: not importable, its checks skipped", flush=True)
+        return
+    X = cupy.random.random((1000, 3), dtype=cupy.float64)
+    got = tdmaps.pdist(X)
+    check(isinstance(got, cupy.ndarray), "cupy: result is %s, not a cupy array" % type(got))
+    kind = tdmaps._tdmaps.pointer_memory(got.data.ptr)
+    check(kind == "device", "cupy: result memory is %s" % kind)
+    close(cupy.asnumpy(got), scipy_pdist(cupy.asnumpy(X)), 1e-12, "cupy pdist vs scipy")
+
+
+def timing(tdmaps, torch, dev, n, repeat):
+    X = torch.rand(n, 4, device=dev, dtype=torch.float32)
+
+    def timed(f):
+        f()  # warm-up: module load, allocator pools
+        torch.cuda.synchronize()
+        best = float("inf")
+        for _ in range(repeat):
+            torch.cuda.synchronize()
+            t = time.perf_counter()
+            r = f()
+            torch.cuda.synchronize()
+            best = min(best, time.perf_counter() - t)
+            del r
+        return best
+
+    t_ours = timed(lambda: tdmaps.pdist(X))
+    torch.cuda.empty_cache()
+    t_torch = timed(lambda: torch.pdist(X))
+    a = tdmaps.pdist(X)
+    close(a[:: 4099].cpu().numpy(), torch.pdist(X)[:: 4099].cpu().numpy(), 1e-5, "timing case vs torch.pdist")
+    del a
+    row = {"n": n, "d": 4, "dtype": "float32", "device": torch.cuda.get_device_name(dev), "repeat": repeat,
+           "ms_tdmaps": 1e3 * t_ours, "ms_torch_pdist": 1e3 * t_torch, "speedup": t_torch / t_ours,
+           "tdmaps_backend": tdmaps.backend, "torch": torch.__version__}
+    print("n,d,dtype,ms_tdmaps,ms_torch_pdist,speedup")
+    print("%d,4,float32,%.3f,%.3f,%.3f" % (n, row["ms_tdmaps"], row["ms_torch_pdist"], row["speedup"]))
+    print(json.dumps(row), flush=True)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--n", type=int, default=30720)
+    p.add_argument("--repeat", type=int, default=10)
+    a = p.parse_args()
+    try:
+        import torch
+    except ImportError:
+        print("gpu_check: torch is not importable", file=sys.stderr)
+        return 2
+    if not torch.cuda.is_available():
+        print("gpu_check: torch sees no CUDA device", file=sys.stderr)
+        return 2
+    import tdmaps
+
+    if not tdmaps.info()["device"]:
+        print("gpu_check: this tdmaps is a host build (%s); build with the cuda preset" % tdmaps.backend, file=sys.stderr)
+        return 2
+    print("tdmaps %s, %s" % (tdmaps.__file__, tdmaps.info()), flush=True)
+    dev = torch.device("cuda", torch.cuda.current_device())
+    pdist_checks(tdmaps, torch, dev)
+    collide_checks(tdmaps, torch, dev)
+    cupy_checks(tdmaps)
+    timing(tdmaps, torch, dev, a.n, a.repeat)
+    print("gpu_check: %d checks, %d failed" % (checks, len(failures)), flush=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
