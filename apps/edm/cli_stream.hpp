@@ -40,7 +40,8 @@ struct StreamPlan {
   index_t e0 = 0, e1 = 0;  ///< this rank's elements
   index_t chunk = 0;       ///< elements per chunk
   index_t chunks = 0;
-  double d2h_gbps = 0;     ///< device-to-host copy rate measured in the same run (device backends, to memory)
+  double d2h_gbps = 0;       ///< device-to-host copy rate into the output after the stream (device backends, to memory)
+  double d2h_cold_gbps = 0;  ///< the same before the stream, into pages not yet written
 };
 
 /// Host memory the device copies into at full speed (pinned on CUDA).

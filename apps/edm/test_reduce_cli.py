@@ -179,8 +179,9 @@ def mpi_ranks_agree():
     if not MPIRUN:
         return
     mpi = [MPIRUN, "--allow-run-as-root", "--oversubscribe", "--bind-to", "none"]
+    # Ranks yield the core while they wait (more ranks than cores here).
     env = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1", "OMPI_MCA_rmaps_base_oversubscribe": "1",
-           "OMP_NUM_THREADS": "1"}
+           "OMPI_MCA_mpi_yield_when_idle": "1", "OMP_NUM_THREADS": "1"}
     x = points(333, 3, 11, np.float64, dup=2)
     inp = save(x, "mpi.npy")
     files = {}
@@ -189,7 +190,7 @@ def mpi_ranks_agree():
         for layout in ["packed", "condensed"]:
             out = os.path.join(TMP, f"mpi_{layout}_{ranks}.npy")
             p = subprocess.run(mpi + ["-n", str(ranks), EXE, "--input", inp, "--layout", layout, "--output", out,
-                                      "--json"], capture_output=True, text=True, env=clitest.env_with(env), timeout=300)
+                                      "--json"], capture_output=True, text=True, env=clitest.env_with(env), timeout=600)
             check(p.returncode == 0, f"mpirun -n {ranks} {layout}", p.stderr[-2000:])
             check(p.stdout.count("\n") == 1, f"mpirun -n {ranks}: one report line", p.stdout)
             if p.returncode == 0:
@@ -201,7 +202,7 @@ def mpi_ranks_agree():
             if red[0] != "count":
                 args += ["--output", out]
             p = subprocess.run(mpi + ["-n", str(ranks), EXE] + args, capture_output=True, text=True,
-                               env=clitest.env_with(env), timeout=300)
+                               env=clitest.env_with(env), timeout=600)
             check(p.returncode == 0, f"mpirun -n {ranks} --reduce {red[0]}", p.stderr[-2000:])
             if p.returncode == 0:
                 j = json.loads(p.stdout)

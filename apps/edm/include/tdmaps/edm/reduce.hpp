@@ -147,7 +147,7 @@ struct NearestIndex {
 }  // namespace detail
 
 /// What keys start as: no neighbour.
-constexpr NearestKey nearest_init() { return ~NearestKey(0); }
+KOKKOS_INLINE_FUNCTION constexpr NearestKey nearest_init() { return ~NearestKey(0); }
 
 namespace detail {
 template <class Points, class Map, class Counts>
