@@ -119,7 +119,8 @@ def reductions_match_the_oracle():
 
 
 def streamed_equals_unchunked():
-    for n, d, prec in [(1, 2, "fp64"), (2, 3, "fp32"), (97, 3, "fp64"), (301, 4, "fp32"), (777, 3, "fp64")]:
+    sides = [(1, 2, "fp64"), (2, 3, "fp32"), (17, 2, "fp64"), (97, 3, "fp64"), (301, 4, "fp32"), (777, 3, "fp64")]
+    for n, d, prec in sides:
         for layout in ["packed", "condensed"]:
             if layout == "condensed" and n < 2:
                 continue
@@ -130,6 +131,8 @@ def streamed_equals_unchunked():
             pbytes = n * d * (4 if prec == "fp32" else 8)
             for m in ["lambda", "bb"]:
                 for chunk_bytes in [8, 200, 4104, 1 << 20]:  # edges inside block rows, one element, whole
+                    if (os.path.getsize(ref) - 128) // chunk_bytes > 2000:
+                        continue  # a launch per chunk: the tiny chunks on the small sides only
                     out = os.path.join(TMP, "s.npy")
                     budget = pbytes + 2 * chunk_bytes
                     rc, so, se = run(["--random", n, "--dims", d, "--seed", 5, "--precision", prec, "--layout", layout,
