@@ -56,6 +56,7 @@ MapSpec map_spec(const std::string& map, const std::string& sqrt, const std::str
 void bind_lifecycle(pybind11::module_& m);
 void bind_pdist(pybind11::module_& m);
 void bind_collide(pybind11::module_& m);
+void bind_reduce(pybind11::module_& m);
 
 }  // namespace python
 }  // namespace tdmaps

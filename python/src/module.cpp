@@ -168,4 +168,5 @@ PYBIND11_MODULE(_tdmaps, m) {
   tdmaps::python::bind_lifecycle(m);
   tdmaps::python::bind_pdist(m);
   tdmaps::python::bind_collide(m);
+  tdmaps::python::bind_reduce(m);
 }

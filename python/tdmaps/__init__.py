@@ -4,6 +4,8 @@ Kokkos maps (the EDM and collision apps of the tdmaps C++ library).
     import numpy as np, tdmaps
     X = np.random.rand(10000, 3)
     d = tdmaps.pdist(X)                       # scipy.spatial.distance.pdist(X)
+    h = tdmaps.pair_histogram(X, 64, rmax=1)  # np.histogram(pdist(X), 64, (0, 1))[0]
+    dist, idx = tdmaps.nearest_neighbour(X)   # each point's nearest other point
     k = tdmaps.collide(spheres)               # colliding pairs of (n, 4) x, y, z, r
 
 Arrays are read in place, never copied behind the caller's back: NumPy (or
@@ -26,7 +28,7 @@ except ImportError as _e:
         "or an installed one, not the source tree" % _os.path.dirname(__file__)
     ) from _e
 
-__all__ = ["pdist", "collide", "info", "maps", "backend", "TooLarge"]
+__all__ = ["pdist", "pair_histogram", "nearest_neighbour", "count_within", "collide", "info", "maps", "backend", "TooLarge"]
 __version__ = "0.1.0"
 
 TooLarge = _tdmaps.TooLarge  # a MemoryError: the output does not fit the free memory
@@ -154,13 +156,52 @@ def pdist(
     Raises ValueError / TypeError on bad input, TooLarge (a MemoryError) when
     the result does not fit the free memory.
     """
-    if isinstance(X, (list, tuple)):
-        X = _converted(X, ("float32", "float64"), "float64")
-    elif copy:
-        X = _converted(X, ("float32", "float64"), "float64")
+    X = _points(X, copy)
     return _tdmaps.pdist(
         X, out, _allocator(X), metric, layout, map, sqrt, form, block, kernel, symmetric, reject_nonfinite
     )
+
+
+def pair_histogram(X, bins=64, rmax=None, *, map="lambda", sqrt="rsqrt", form="exact", block=32, copy=False):
+    """Histogram of the distances |x_i - x_j| of the pairs i < j, without
+    the distance matrix: bin b counts the pairs with b rmax / bins <= r <
+    (b + 1) rmax / bins (np.histogram(pdist(X), bins, (0, rmax))[0], except
+    that distances equal to rmax are not counted). Pairs at or beyond rmax
+    and NaN distances are in no bin.
+
+    X: (n, d) float32 or float64, C order, read in place (copy=True converts).
+    bins: 1 .. 2^24; rmax: finite, > 0 (required). Returns int64 counts (bins,)
+    where X lies (a NumPy array, or a torch / CuPy array on X's device).
+    map, sqrt, form, block: the tdmaps-edm CLI's options (block-space maps).
+    """
+    if rmax is None:
+        raise TypeError("pair_histogram: rmax is required (bin b holds distances in [b rmax / bins, (b + 1) rmax / bins))")
+    X = _points(X, copy)
+    return _tdmaps.pair_histogram(X, bins, rmax, _allocator(X), map, sqrt, form, block)
+
+
+def nearest_neighbour(X, *, map="lambda", sqrt="rsqrt", form="exact", block=32, copy=False):
+    """Each point's nearest other point, without the distance matrix.
+
+    Returns (dist, index): dist (n,) in X's dtype, index (n,) int64; ties go
+    to the smaller index. A point whose distances are all NaN has index -1
+    and distance inf. X as for pair_histogram, n >= 2.
+    """
+    X = _points(X, copy)
+    return _tdmaps.nearest_neighbour(X, _allocator(X), map, sqrt, form, block)
+
+
+def count_within(X, radius, *, map="lambda", sqrt="rsqrt", form="exact", block=32, copy=False):
+    """The number of pairs i < j with |x_i - x_j| < radius (an int), without
+    the distance matrix. X as for pair_histogram; every map, utm included."""
+    X = _points(X, copy)
+    return _tdmaps.count_within(X, radius, map, sqrt, form, block)
+
+
+def _points(X, copy):
+    if isinstance(X, (list, tuple)) or copy:
+        return _converted(X, ("float32", "float64"), "float64")
+    return X
 
 
 def collide(spheres, result="count", *, map="lambda", sqrt="rsqrt", form="exact", block=32, kernel="tile", copy=False):

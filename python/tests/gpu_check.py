@@ -1,9 +1,11 @@
 """The CUDA build's check, run by hand on a GPU machine (CTest registers only
-the host tests): tdmaps.pdist and tdmaps.collide on device tensors against
+the host tests): tdmaps.pdist, the reductions (pair_histogram,
+nearest_neighbour, count_within) and tdmaps.collide on device tensors against
 torch.pdist, SciPy and a brute force, the results' memory and kind, CuPy
-arrays when CuPy is importable, a DLPack-only object, then the timing of
-tdmaps.pdist against torch.pdist at n = 30720, d = 4, fp32 (call to result,
-synchronised), printed as a CSV line and a JSON line.
+arrays when CuPy is importable, a DLPack-only object, a profile of the calls
+on device tensors (no copy of the data between host and device), then the
+timing of tdmaps.pdist against torch.pdist at n = 30720, d = 4, fp32 (call to
+result, synchronised), printed as a CSV line and a JSON line.
 
     PYTHONPATH=<cuda build>/python python3 python/tests/gpu_check.py [--n 30720] [--repeat 10]
 
@@ -139,6 +141,83 @@ def collide_checks(tdmaps, torch, dev):
     check(np.array_equal(tdmaps.collide(s, "pairs"), want), "collide of a NumPy input (staged)")
 
 
+def reduce_checks(tdmaps, torch, dev):
+    from scipy.spatial.distance import cdist
+
+    g = torch.Generator(device="cpu").manual_seed(11)
+    for n, d in [(2, 3), (300, 2), (2049, 3), (5000, 4)]:
+        for dtype in ["float32", "float64"]:
+            Xh = torch.rand(n, d, generator=g, dtype=getattr(torch, dtype))
+            X = Xh.to(dev)
+            what = "reduce n=%d d=%d %s" % (n, d, dtype)
+            x64 = Xh.numpy().astype(np.float64)
+            r = scipy_pdist(x64)
+            D = cdist(x64, x64)
+            np.fill_diagonal(D, np.inf)
+            for m in ["lambda", "bb", "rec"]:
+                h = tdmaps.pair_histogram(X, 50, rmax=1.2, map=m)
+                on_device(tdmaps, h, what + " hist")
+                t = r * (50 / 1.2)
+                want = np.bincount(np.minimum(np.floor(t[r < 1.2]).astype(np.int64), 49), minlength=50)
+                edge = int(np.sum(np.abs(t - np.round(t)) <= 1e-5 * np.maximum(t, 1)))
+                diff = int(np.abs(h.cpu().numpy() - want).sum())
+                check(diff == 0 if dtype == "float64" else diff <= 2 * edge,
+                      "%s map=%s: histogram differs by %d (pairs near an edge: %d)" % (what, m, diff, edge))
+                dist, idx = tdmaps.nearest_neighbour(X, map=m)
+                on_device(tdmaps, dist, what + " nn dist")
+                on_device(tdmaps, idx, what + " nn index")
+                check(dist.dtype == X.dtype and idx.dtype == torch.int64, what + ": nn dtypes")
+                close(dist.cpu().numpy(), D.min(axis=1), rtol(dtype, d) * 4, what + " nn distance map=" + m)
+                at = D[np.arange(n), idx.cpu().numpy()]
+                check(bool(np.all(at <= D.min(axis=1) * (1 + 8 * rtol(dtype, d)))),
+                      what + " map=%s: an nn index is not a nearest point" % m)
+                c = tdmaps.count_within(X, 0.1, map=m)
+                cw = int(np.sum(r < 0.1))
+                near = int(np.sum(np.abs(r - 0.1) <= 1e-6))
+                check(abs(c - cw) <= (0 if dtype == "float64" else near), "%s map=%s: count %d, brute force %d" % (what, m, c, cw))
+            hs = tdmaps.pair_histogram(Xh.numpy(), 50, rmax=1.2)  # NumPy input: staged through the device
+            check(isinstance(hs, np.ndarray), what + ": a NumPy input did not give a NumPy histogram")
+            check(np.array_equal(hs, tdmaps.pair_histogram(X, 50, rmax=1.2).cpu().numpy()), what + ": staged histogram")
+    Xu = torch.rand(700, 3, generator=g).to(dev)
+    want = int(np.sum(scipy_pdist(Xu.cpu().numpy().astype(np.float64)) < 0.2))
+    got = tdmaps.count_within(Xu, 0.2, map="utm")
+    near = int(np.sum(np.abs(scipy_pdist(Xu.cpu().numpy().astype(np.float64)) - 0.2) <= 1e-6))
+    check(abs(got - want) <= near, "count_within map=utm: %d, brute force %d" % (got, want))
+
+
+def profile_checks(tdmaps, torch, dev):
+    """The calls on device tensors copy no data between host and device: in a
+    CUPTI profile of each, host <-> device copies total less than 4 KiB
+    (launch parameters at most; the input is 64 KiB, pdist's result 33 MB)."""
+    import os
+    import tempfile
+
+    X = torch.rand(4096, 4, device=dev)
+    calls = {
+        "pdist": lambda: tdmaps.pdist(X),
+        "pair_histogram": lambda: tdmaps.pair_histogram(X, 64, rmax=1.0),
+        "nearest_neighbour": lambda: tdmaps.nearest_neighbour(X),
+        "collide": lambda: tdmaps.collide(torch.cat([X[:, :3], X[:, 3:] * 0.01], 1).contiguous(), "intflags"),
+    }
+    for name, call in calls.items():
+        call()
+        torch.cuda.synchronize()
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+            r = call()
+            torch.cuda.synchronize()
+        del r
+        path = os.path.join(tempfile.mkdtemp(), "trace.json")
+        prof.export_chrome_trace(path)
+        with open(path) as f:
+            events = json.load(f).get("traceEvents", [])
+        kernels = [e for e in events if e.get("cat") == "kernel"]
+        copies = [e for e in events if e.get("cat") == "gpu_memcpy" and ("HtoD" in e.get("name", "") or "DtoH" in e.get("name", ""))]
+        moved = sum(int(e.get("args", {}).get("bytes", 0)) for e in copies)
+        print("profile %s: %d kernels, %d host<->device copies, %d bytes" % (name, len(kernels), len(copies), moved), flush=True)
+        check(len(kernels) > 0, "profile %s: no kernel in the profile (CUPTI unavailable?)" % name)
+        check(moved < 4096, "profile %s: %d bytes copied between host and device" % (name, moved))
+
+
 def cupy_checks(tdmaps):
     try:
         import cupy
@@ -204,8 +283,10 @@ def main():
     print("tdmaps %s, %s" % (tdmaps.__file__, tdmaps.info()), flush=True)
     dev = torch.device("cuda", torch.cuda.current_device())
     pdist_checks(tdmaps, torch, dev)
+    reduce_checks(tdmaps, torch, dev)
     collide_checks(tdmaps, torch, dev)
     cupy_checks(tdmaps)
+    profile_checks(tdmaps, torch, dev)
     timing(tdmaps, torch, dev, a.n, a.repeat)
     print("gpu_check: %d checks, %d failed" % (checks, len(failures)), flush=True)
     return 1 if failures else 0

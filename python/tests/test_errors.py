@@ -113,9 +113,12 @@ class FakeDeviceArray:
     __cuda_array_interface__ = {"shape": (4, 3), "typestr": "<f8", "data": (0, False), "version": 3, "strides": None}
 
 
-def test_device_array_on_host_build():
-    raises(TypeError, r"X is a CUDA device array \(__cuda_array_interface__\), but this tdmaps module was built for "
-           r"the host backend", FakeDeviceArray())
+def test_fake_device_array():
+    if tdmaps.info()["device"]:  # a CUDA build checks the pointer (here 0, no device memory)
+        raises(ValueError, r"X: its data pointer is not CUDA device memory \(unregistered\)", FakeDeviceArray())
+    else:
+        raises(TypeError, r"X is a CUDA device array \(__cuda_array_interface__\), but this tdmaps module was built "
+               r"for the host backend", FakeDeviceArray())
 
 
 def test_too_large_for_memory():

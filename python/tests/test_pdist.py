@@ -26,9 +26,14 @@ def test_matches_scipy(rng, n, d, dtype):
 
 
 def test_fp64_is_exact_for_small_d(rng):
-    # The direct formula in fp64 is SciPy's own: the results agree to the bit.
+    # The direct formula in fp64 is SciPy's own: on host builds the results
+    # agree to the bit. CUDA contracts the sums of squares into fused
+    # multiply-adds: within a few ulp there.
     X = rng.random((500, 4))
-    assert np.array_equal(tdmaps.pdist(X), expected(X))
+    if tdmaps.info()["device"]:
+        np.testing.assert_allclose(tdmaps.pdist(X), expected(X), rtol=4 * np.finfo(np.float64).eps, atol=0)
+    else:
+        assert np.array_equal(tdmaps.pdist(X), expected(X))
 
 
 @pytest.mark.parametrize("layout", ["condensed", "packed", "full"])
@@ -142,7 +147,8 @@ def test_copy_converts_like_scipy(rng):
 
 def test_repeated_calls_and_module_info(rng):
     info = tdmaps.info()
-    assert info["backend"] == tdmaps.backend and not info["device"]
+    assert info["backend"] == tdmaps.backend
+    assert info["device"] == (info["backend"] not in ("Serial", "OpenMP", "Threads"))
     assert set(MAPS) <= set(tdmaps.maps)
     X = rng.random((64, 3))
     first = tdmaps.pdist(X)
