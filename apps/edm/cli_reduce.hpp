@@ -86,14 +86,8 @@ ReduceResult run_reduce(const Map& map, const Kokkos::View<const Real**, Kokkos:
     } else if (o.what == "count") {
       if constexpr (tdmaps::is_block_space_map_v<Map> && !tdmaps::detail::has_multi_launch<Map>::value)
         res.count = edm::count_within(space, x, map, range, o.radius, o.hints);
-      else {
-        index_t c = 0;
-        tdmaps::reduce_pairs(space, map,
-                             edm::detail::CountKernel<Real, decltype(x)>{x, static_cast<int>(x.extent(1)),
-                                                                         static_cast<Real>(o.radius)},
-                             Kokkos::Sum<index_t>(c), std::string("tdmaps::edm::count::") + Map::name, o.hints);
-        res.count = c;
-      }
+      else
+        res.count = edm::count_within(space, x, map, o.radius, o.hints);  // any map, utm included
     } else {
       Kokkos::deep_copy(space, keys, edm::nearest_init());
       if constexpr (tdmaps::is_block_space_map_v<Map>) {

@@ -123,16 +123,7 @@ void nn_map(const ExecSpace& space, const Map& map, const Points<Real>& x, const
 
 template <class Map, class Real>
 index_t count_map(const ExecSpace& space, const Map& map, const Points<Real>& x, double radius) {
-  if constexpr (is_block_space_map_v<Map>) {
-    return edm::count_within(space, x, map, radius);
-  } else {
-    // utm (a thread-space map): the library's pair reduction over its range policy.
-    index_t c = 0;
-    reduce_pairs(space, map,
-                 edm::detail::CountKernel<Real, Points<Real>>{x, static_cast<int>(x.extent(1)), static_cast<Real>(radius)},
-                 Kokkos::Sum<index_t>(c), std::string("tdmaps::python::count::") + Map::name);
-    return c;
-  }
+  return edm::count_within(space, x, map, radius);  // any map, utm included
 }
 
 /// The reduction under the lock; `first` / `second` are the result arrays

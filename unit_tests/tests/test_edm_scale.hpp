@@ -224,3 +224,75 @@ TEST(TEST_CATEGORY, edm_reductions_reject_bad_arguments) {
   const tdmaps::LambdaMap<> other(11, 32, tdmaps::Triangle::strict_lower);
   EXPECT_THROW(edm::count_within(Space(), x, other, 0.5), std::invalid_argument);
 }
+
+namespace tdmaps_edm_scale_test {
+
+template <class Real>
+void check_sq_threshold() {
+  using Bits = std::conditional_t<sizeof(Real) == 4, std::uint32_t, std::uint64_t>;
+  const Real inf = std::numeric_limits<Real>::infinity();
+  std::vector<Real> radii = {Real(0), Real(-1), -inf, std::numeric_limits<Real>::denorm_min(),
+                             std::numeric_limits<Real>::min(), Real(1e-30), Real(0.3), Real(1), Real(5), Real(1e30),
+                             std::numeric_limits<Real>::max(), inf};
+  std::mt19937_64 g(97u);
+  for (int k = 0; k < 20000; ++k) {  // positive finite values over every binade
+    Bits b = static_cast<Bits>(g());
+    b &= ~(Bits(1) << (8 * sizeof(Bits) - 1));
+    Real r;
+    std::memcpy(&r, &b, sizeof r);
+    if (std::isfinite(r)) radii.push_back(r);
+  }
+  for (const Real r : radii) {
+    const Real t = edm::detail::sq_threshold(r);
+    if (!(r > 0)) {
+      EXPECT_EQ(t, Real(0)) << r;
+      continue;
+    }
+    // The boundary: sqrt(t) >= r, and every smaller s has sqrt(s) < r.
+    EXPECT_GE(std::sqrt(t), r) << r;
+    if (t > Real(0)) {
+      EXPECT_LT(std::sqrt(std::nextafter(t, Real(0))), r) << r;
+    }
+  }
+  EXPECT_EQ(edm::detail::sq_threshold(inf), inf);
+}
+
+/// Points whose distances hit the radius exactly (3-4-5 triangles): a pair at
+/// the radius is not within it, one ulp more takes it in.
+template <class Real, class Map>
+void check_exact_radius() {
+  const std::vector<Real> pts = {0, 0, 3, 4, 6, 8, 0, 5, 5, 0, 3, 0, 0, 4, 9, 12, 4, 3};
+  const index_t n = static_cast<index_t>(pts.size() / 2);
+  Kokkos::View<Real**, Kokkos::LayoutRight, Mem> x("x", static_cast<std::size_t>(n), 2);
+  auto hx = Kokkos::create_mirror_view(x);
+  for (index_t i = 0; i < n; ++i)
+    for (int c = 0; c < 2; ++c) hx(i, c) = pts[std::size_t(2 * i + c)];
+  Kokkos::deep_copy(x, hx);
+  const Map map(n, 8, tdmaps::Triangle::strict_lower);
+  for (const Real radius : {Real(3), Real(4), Real(5), Real(10), Real(15)}) {
+    for (const Real r : {std::nextafter(radius, Real(0)), radius, std::nextafter(radius, Real(100))}) {
+      index_t want = 0, at = 0;
+      for (index_t i = 0; i < n; ++i)
+        for (index_t j = 0; j < i; ++j) {
+          const Real dx = hx(i, 0) - hx(j, 0), dy = hx(i, 1) - hx(j, 1);
+          const Real dist = std::sqrt(dx * dx + dy * dy);
+          want += dist < r ? 1 : 0;
+          at += dist == radius ? 1 : 0;
+        }
+      ASSERT_GT(at, 0) << "no pair at the radius " << radius;
+      EXPECT_EQ(edm::count_within(Space(), x, map, static_cast<double>(r)), want)
+          << Map::name << " radius " << static_cast<double>(r);
+    }
+  }
+}
+
+}  // namespace tdmaps_edm_scale_test
+
+TEST(TEST_CATEGORY, edm_count_threshold_is_the_exact_boundary) {
+  check_sq_threshold<float>();
+  check_sq_threshold<double>();
+  check_exact_radius<float, tdmaps::LambdaMap<>>();
+  check_exact_radius<double, tdmaps::LambdaMap<>>();
+  check_exact_radius<float, tdmaps::BoundingBoxMap>();
+  check_exact_radius<double, tdmaps::UpperTriangularMap>();
+}

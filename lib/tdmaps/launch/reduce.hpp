@@ -135,6 +135,17 @@ inline int reduce_blocks_per_team(const LaunchHints& hints, bool gpu) {
   return hints.blocks_per_team > 0 ? k : (gpu ? 8 : 1);
 }
 
+/// The hints of an element-walk reduction (reduce_pairs, histogram_pairs):
+/// without a team_threads hint, a GPU team at block side 32 is one warp whose
+/// lanes walk all 32 rows of their columns (more, shorter teams keep more of
+/// them resident; the element launches' 8-row teams are slower here); the
+/// hint as given otherwise. perf_tests/README.md has the measurement.
+inline LaunchHints reduce_walk_hints(const LaunchHints& hints, int rho, bool gpu) {
+  LaunchHints h = hints;
+  if (h.team_threads == 0 && gpu && rho == 32) h.team_threads = 32;
+  return h;
+}
+
 /// The Kokkos launches of omegas [begin, end) of launch l: f(offset, count, teams).
 template <class F>
 void each_launch(index_t begin, index_t end, int per_team, const F& f) {
@@ -151,7 +162,8 @@ void reduce_launch(const ExecSpace& space, const Map& map, int l, index_t begin,
                    const LaunchHints& hints) {
   using value_type = typename Reducer::value_type;
   int team_size, vector_length;
-  team_shape<ExecSpace>(map.domain, hints, LaunchKind::element, team_size, vector_length);
+  team_shape<ExecSpace>(map.domain, reduce_walk_hints(hints, map.domain.rho, is_gpu_space<ExecSpace>::value),
+                        LaunchKind::element, team_size, vector_length);
   const int per_team = reduce_blocks_per_team(hints, is_gpu_space<ExecSpace>::value);
   ReduceFunctor<ExecSpace, Map, Kernel, Reducer> f{map, kernel, reducer, l, log2_block_side(map.domain.rho),
                                                    vector_length};
@@ -257,10 +269,10 @@ void histogram_launch(const ExecSpace& space, const Map& map, int l, index_t beg
                                 std::to_string((max_scratch - tile_scratch_alignment) / sizeof(std::uint32_t)) +
                                 " bins)");
   int team_size, vector_length;
-  team_shape<ExecSpace>(map.domain, hints, LaunchKind::element, team_size, vector_length);
-  // A team flushes its bins once: 32 blocks per team on GPU backends by default.
-  const int per_team = hints.blocks_per_team > 0 ? reduce_blocks_per_team(hints, true)
-                                                 : (is_gpu_space<ExecSpace>::value ? 32 : 1);
+  team_shape<ExecSpace>(map.domain, reduce_walk_hints(hints, map.domain.rho, is_gpu_space<ExecSpace>::value),
+                        LaunchKind::element, team_size, vector_length);
+  // A team flushes its bins once per reduce_blocks_per_team blocks.
+  const int per_team = reduce_blocks_per_team(hints, is_gpu_space<ExecSpace>::value);
   HistogramFunctor<ExecSpace, Map, Kernel, Counts> f{map,
                                                      kernel,
                                                      counts,

@@ -30,6 +30,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -77,16 +78,6 @@ struct HistogramKernel {
   }
 };
 
-template <class Real, class Points>
-struct CountKernel {
-  Points x;
-  int d;
-  Real radius;
-  KOKKOS_FUNCTION void operator()(const index_t i, const index_t j, index_t& c) const {
-    c += direct_dist<Real>(x, i, j, d) < radius ? 1 : 0;
-  }
-};
-
 /// Squared distance as the element kernel forms it (before its sqrt).
 template <class Real, class Points>
 KOKKOS_FORCEINLINE_FUNCTION Real sq_dist(const Points& x, index_t i, index_t j, int d) {
@@ -97,6 +88,50 @@ KOKKOS_FORCEINLINE_FUNCTION Real sq_dist(const Points& x, index_t i, index_t j, 
     case 4: return sq_dist_rows<4, Real>(x, i, j, d);
     default: return sq_dist_rows<0, Real>(x, i, j, d);
   }
+}
+
+/// The smallest squared distance s >= 0 whose distance sqrt_of(s) is not
+/// below r (+inf when r is +inf): sqrt_of is correctly rounded, so it is
+/// monotone and sqrt_of(s) < r exactly when s < sq_threshold(r). Found by
+/// bisection over the bit patterns of the non-negative Reals (ordered as
+/// their values); r <= 0 gives 0.
+template <class Real>
+Real sq_threshold(Real r) {
+  using Bits = std::conditional_t<sizeof(Real) == 4, std::uint32_t, std::uint64_t>;
+  if (!(r > Real(0))) return Real(0);
+  const auto value = [](Bits b) {
+    Real v;
+    std::memcpy(&v, &b, sizeof v);
+    return v;
+  };
+  const Real inf = std::numeric_limits<Real>::infinity();
+  Bits lo = 0, hi;  // sqrt_of(value(lo)) < r (value 0, r > 0) and sqrt_of(value(hi)) >= r (+inf)
+  std::memcpy(&hi, &inf, sizeof hi);
+  while (hi - lo > 1) {
+    const Bits mid = lo + (hi - lo) / 2;
+    if (sqrt_real(value(mid)) >= r) hi = mid;
+    else lo = mid;
+  }
+  return value(hi);
+}
+
+/// count_within's kernel: the distance below the radius, as a comparison of
+/// the squared distance with sq_threshold(radius) (no square root per pair;
+/// the same pairs as direct_dist(...) < radius).
+template <class Real, class Points>
+struct CountKernel {
+  Points x;
+  int d;
+  Real threshold;  // sq_threshold(radius)
+  KOKKOS_FUNCTION void operator()(const index_t i, const index_t j, index_t& c) const {
+    c += sq_dist<Real>(x, i, j, d) < threshold ? 1 : 0;
+  }
+};
+
+template <class Points>
+CountKernel<typename Points::non_const_value_type, Points> count_kernel(const Points& points, double radius) {
+  using Real = typename Points::non_const_value_type;
+  return {points, static_cast<int>(points.extent(1)), sq_threshold(static_cast<Real>(radius))};
 }
 
 /// fp32: the whole key in one pass (NaN: no key).
@@ -194,7 +229,7 @@ index_t count_within(const ExecSpace& space, const Points& points, const Map& ma
   if (std::isnan(radius)) throw std::invalid_argument("tdmaps::edm::count_within: radius is NaN");
   index_t c = 0;
   reduce_pairs(space, map, range,
-               detail::CountKernel<Real, Points>{points, static_cast<int>(points.extent(1)), static_cast<Real>(radius)},
+               detail::count_kernel(points, radius),
                Kokkos::Sum<index_t>(c), std::string("tdmaps::edm::count::") + Map::name, hints);
   return c;
 }
@@ -209,7 +244,7 @@ index_t count_within(const ExecSpace& space, const Points& points, const Map& ma
   if (std::isnan(radius)) throw std::invalid_argument("tdmaps::edm::count_within: radius is NaN");
   index_t c = 0;
   reduce_pairs(space, map,
-               detail::CountKernel<Real, Points>{points, static_cast<int>(points.extent(1)), static_cast<Real>(radius)},
+               detail::count_kernel(points, radius),
                Kokkos::Sum<index_t>(c), std::string("tdmaps::edm::count::") + Map::name, hints);
   return c;
 }
