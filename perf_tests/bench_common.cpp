@@ -154,7 +154,8 @@ Own options (LIST: comma-separated numbers or first:last:step ranges):
                         n 1024,2048,3072,4096, block sides 8,4)
   --iters=K             timed launches per case (GPU 20, host 5)
   --no-check            skip the output checks after timing
-  --help
+  --help, -h            this text (Kokkos' flags: --kokkos-help; Google
+                        Benchmark's: its documentation, e.g. --benchmark_filter)
 )";
 }
 

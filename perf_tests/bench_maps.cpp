@@ -21,6 +21,7 @@
 #endif
 
 #include <iostream>
+#include <string>
 
 namespace tdmaps_bench {
 
@@ -173,6 +174,15 @@ void tdmaps_bench::register_atm_benchmarks(const Options&) {}
 #endif
 
 int main(int argc, char** argv) {
+  // --help before Kokkos and Google Benchmark see it: each would print its own
+  // flags (Google Benchmark then exits) and never this program's.
+  for (int k = 1; k < argc; ++k) {
+    const std::string a = argv[k];
+    if (a == "--help" || a == "-h") {
+      std::cout << tdmaps_bench::usage();
+      return 0;
+    }
+  }
   Kokkos::initialize(argc, argv);
   int status = 0;
   {
