@@ -200,7 +200,7 @@ TEST(TEST_CATEGORY, edm_chunk_rejects_bad_arguments) {
 
 TEST(TEST_CATEGORY, edm_reductions_match_the_oracle) {
   for (index_t n : {2, 3, 33, 150, 301}) {
-    for (int d : {1, 3, 6}) {
+    for (int d : {1, 2, 3, 4, 6}) {
       check_reductions<double, tdmaps::LambdaMap<>>(n, d, 0, 11u + static_cast<unsigned>(n));
       check_reductions<float, tdmaps::LambdaMap<>>(n, d, 0, 13u + static_cast<unsigned>(n));
       check_reductions<double, tdmaps::BoundingBoxMap>(n, d, 3, 17u + static_cast<unsigned>(n));

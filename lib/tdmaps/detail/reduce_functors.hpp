@@ -66,6 +66,23 @@ KOKKOS_FORCEINLINE_FUNCTION void walk_all(const Tile& t, const F& f) {
   }
 }
 
+/// Whether a pair kernel offers column(j): a kernel for the pairs (i, j) of
+/// one column j, called as the kernel is, that loads what depends on j once
+/// (the GPU walks give each lane one column per block).
+template <class Kernel, class = void>
+struct has_column : std::false_type {};
+template <class Kernel>
+struct has_column<Kernel, std::void_t<decltype(std::declval<const Kernel&>().column(index_t()))>> : std::true_type {};
+
+/// kernel.column(j) where the kernel offers it, else the kernel itself.
+template <class Kernel>
+KOKKOS_FORCEINLINE_FUNCTION decltype(auto) column_kernel(const Kernel& kernel, const index_t j) {
+  if constexpr (has_column<Kernel>::value)
+    return kernel.column(j);
+  else
+    return (kernel);
+}
+
 /// The blocks of a team: omegas offset + rank, + L, ... below offset + count.
 template <class ExecSpace, class Map, class F>
 KOKKOS_FORCEINLINE_FUNCTION void each_block(const Map& map, int launch, index_t offset, index_t count,
@@ -97,7 +114,9 @@ struct ReduceFunctor {
     each_block<ExecSpace>(map, launch, offset, count, team, [&](const Tile& t) {
       if constexpr (lane_walk<ExecSpace>()) {
         for_each_lane(team, log2_rho, [&](const int tj, const int first, const int step) {
-          walk_column(t, tj, first, step, [&](const index_t i, const index_t j) { kernel(i, j, acc); });
+          if (tj >= t.cols) return;
+          const auto& kj = column_kernel(kernel, t.j0 + tj);
+          walk_column(t, tj, first, step, [&](const index_t i, const index_t j) { kj(i, j, acc); });
         });
       } else {
         walk_all(t, [&](const index_t i, const index_t j) { kernel(i, j, acc); });
@@ -129,17 +148,19 @@ struct HistogramFunctor {
         team.team_scratch(0).get_shmem_aligned(sizeof(std::uint32_t) * bins, tile_scratch_alignment));
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, bins), [&](const int b) { h[b] = 0; });
     team.team_barrier();
-    auto add = [&](const index_t i, const index_t j) {
-      const int b = kernel(i, j);
+    const auto add = [&](const auto& k, const index_t i, const index_t j) {
+      const int b = k(i, j);
       if (b >= 0 && b < bins) intrinsics::scratch_add(&h[b], 1u);
     };
     each_block<ExecSpace>(map, launch, offset, count, team, [&](const Tile& t) {
       if constexpr (lane_walk<ExecSpace>()) {
         for_each_lane(team, log2_rho, [&](const int tj, const int first, const int step) {
-          walk_column(t, tj, first, step, add);
+          if (tj >= t.cols) return;
+          const auto& kj = column_kernel(kernel, t.j0 + tj);
+          walk_column(t, tj, first, step, [&](const index_t i, const index_t j) { add(kj, i, j); });
         });
       } else {
-        walk_all(t, add);
+        walk_all(t, [&](const index_t i, const index_t j) { add(kernel, i, j); });
       }
     });
     team.team_barrier();
@@ -186,6 +207,14 @@ struct RowsFunctor {
       vj = kernel(j, i);
     }
   }
+  /// pair_values with column j's kernel kj (column_kernel) where both() serves
+  /// it: kj answers for the pairs (i, j) only, so kernel(j, i) needs both().
+  template <class ColumnKernel>
+  KOKKOS_FORCEINLINE_FUNCTION void pair_values(const ColumnKernel& kj, index_t i, index_t j, value_type& vi,
+                                               value_type& vj) const {
+    if constexpr (has_both<ColumnKernel, value_type>::value) kj.both(i, j, vi, vj);
+    else pair_values(i, j, vi, vj);
+  }
 
   KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team) const {
     const int rho = map.domain.rho;
@@ -212,12 +241,13 @@ struct RowsFunctor {
             const bool diag = t.diagonal();
             if (lane < t.cols) {
               const index_t j = t.j0 + lane;
+              const auto& kj = column_kernel(kernel, j);
               for (int k = 0; k < rho; ++k) {
                 const int ti = (lane + k) & (rho - 1);
                 if (ti >= t.rows || (diag && lane + strict > ti)) continue;
                 const index_t i = t.i0 + ti;
                 value_type vi, vj;
-                pair_values(i, j, vi, vj);
+                pair_values(kj, i, j, vi, vj);
                 Op::atomic_join(&srow[ti], vi);
                 if (i != j) Op::join(c, vj);  // (i, i) is row i's, counted there
               }

@@ -22,6 +22,12 @@
 //       smaller location). rows is joined into, not reset: the caller fills
 //       it with Op::identity() once and may then run several ranges.
 //
+// A kernel may offer column(j) (optional, every reduction): a kernel for the
+// pairs (i, j) of column j alone, called as the kernel is, that holds what
+// depends on j (point j in registers, say). The GPU walks give each lane one
+// column of a block and call it for the block's rows; reduce_rows uses it for
+// kernels with both(i, j, vi, vj). Its results must equal the kernel's.
+//
 // Block-space maps: every map for reduce_pairs (utm too, by a range policy);
 // histograms and row reductions need blocks (bb, lambda, rb, rec, hadouken).
 // The [range] overloads take an OmegaRange of a one-launch map (bb, lambda):

@@ -63,32 +63,82 @@ void check_map(const Map& map, std::size_t n, const char* who) {
                                 std::to_string(n) + " points (Domain2(n, rho, Triangle::strict_lower))");
 }
 
-template <class Real, class Points>
-struct HistogramKernel {
-  Points x;
+/// f(std::integral_constant<int, D>()) with D = d for d = 2, 3, 4 on rows
+/// stored back to back (the kernels' loops unrolled, addresses by a constant),
+/// else D = 0 (d and the row stride at run time).
+template <class Points, class F>
+void with_dims(const Points& x, F&& f) {
+  const int d = static_cast<int>(x.extent(1));
+  const bool packed = x.extent(0) < 2 || static_cast<std::size_t>(x.stride(0)) == x.extent(1);
+  if (packed && d == 2) f(std::integral_constant<int, 2>());
+  else if (packed && d == 3) f(std::integral_constant<int, 3>());
+  else if (packed && d == 4) f(std::integral_constant<int, 4>());
+  else f(std::integral_constant<int, 0>());
+}
+
+/// Column j of a reduction's pairs (launch/reduce.hpp, a kernel's column(j)):
+/// point j held in registers (D > 0) once, then sq(i) = sq_dist_rows<D>(x, i, j, d)
+/// (element.hpp) bit for bit (the same differences and sums in the same order).
+template <class Real, int D>
+struct ColumnPoint {
+  const Real* x;  // row i at x + i * stride
+  index_t stride;
   int d;
-  Real rmax;
-  Real scale;  // bins / rmax
-  int bins;
-  KOKKOS_FUNCTION int operator()(const index_t i, const index_t j) const {
-    const Real r = direct_dist<Real>(x, i, j, d);
-    if (!(r < rmax)) return -1;  // beyond rmax, or NaN
-    const int b = static_cast<int>(r * scale);
-    return b < bins ? b : bins - 1;  // r < rmax: the last bin when r * scale rounds up to bins
+  const Real* pj;
+  Real xj[D > 0 ? D : 1];
+
+  KOKKOS_FORCEINLINE_FUNCTION ColumnPoint(const Real* x_, index_t stride_, int d_, index_t j)
+      : x(x_), stride(D > 0 ? D : stride_), d(D > 0 ? D : d_), pj(x_ + j * (D > 0 ? D : stride_)), xj{} {
+    if constexpr (D > 0)
+      for (int k = 0; k < D; ++k) xj[k] = pj[k];
+  }
+  KOKKOS_FORCEINLINE_FUNCTION Real sq(const index_t i) const {
+    Real s = 0;
+    if constexpr (D > 0) {
+      const Real* pi = x + i * D;
+      for (int k = 0; k < D; ++k) {
+        const Real t = pi[k] - xj[k];
+        s += t * t;
+      }
+    } else {
+      const Real* pi = x + i * stride;
+      for (int k = 0; k < d; ++k) {
+        const Real t = pi[k] - pj[k];
+        s += t * t;
+      }
+    }
+    return s;
   }
 };
 
-/// Squared distance as the element kernel forms it (before its sqrt).
-template <class Real, class Points>
-KOKKOS_FORCEINLINE_FUNCTION Real sq_dist(const Points& x, index_t i, index_t j, int d) {
-  switch (d) {
-    case 1: return sq_dist_rows<1, Real>(x, i, j, d);
-    case 2: return sq_dist_rows<2, Real>(x, i, j, d);
-    case 3: return sq_dist_rows<3, Real>(x, i, j, d);
-    case 4: return sq_dist_rows<4, Real>(x, i, j, d);
-    default: return sq_dist_rows<0, Real>(x, i, j, d);
-  }
+template <int D, class Points>
+KOKKOS_FORCEINLINE_FUNCTION ColumnPoint<typename Points::non_const_value_type, D> column_point(const Points& x,
+                                                                                              index_t j) {
+  return ColumnPoint<typename Points::non_const_value_type, D>(x.data(), static_cast<index_t>(x.stride(0)),
+                                                               static_cast<int>(x.extent(1)), j);
 }
+
+/// pair_histogram's kernel: the bin of the distance, -1 for none.
+template <class Real, class Points, int D>
+struct HistogramKernel {
+  Points x;
+  Real rmax;
+  Real scale;  // bins / rmax
+  int bins;
+  struct Column {
+    ColumnPoint<Real, D> p;
+    Real rmax, scale;
+    int bins;
+    KOKKOS_FORCEINLINE_FUNCTION int operator()(const index_t i, const index_t) const {
+      const Real r = sqrt_real(p.sq(i));  // direct_dist(x, i, j, d)
+      if (!(r < rmax)) return -1;         // beyond rmax, or NaN
+      const int b = static_cast<int>(r * scale);
+      return b < bins ? b : bins - 1;  // r < rmax: the last bin when r * scale rounds up to bins
+    }
+  };
+  KOKKOS_FORCEINLINE_FUNCTION Column column(const index_t j) const { return {column_point<D>(x, j), rmax, scale, bins}; }
+  KOKKOS_FUNCTION int operator()(const index_t i, const index_t j) const { return column(j)(i, j); }
+};
 
 /// The smallest squared distance s >= 0 whose distance sqrt_of(s) is not
 /// below r (+inf when r is +inf): sqrt_of is correctly rounded, so it is
@@ -118,63 +168,76 @@ Real sq_threshold(Real r) {
 /// count_within's kernel: the distance below the radius, as a comparison of
 /// the squared distance with sq_threshold(radius) (no square root per pair;
 /// the same pairs as direct_dist(...) < radius).
-template <class Real, class Points>
+template <class Real, class Points, int D>
 struct CountKernel {
   Points x;
-  int d;
   Real threshold;  // sq_threshold(radius)
-  KOKKOS_FUNCTION void operator()(const index_t i, const index_t j, index_t& c) const {
-    c += sq_dist<Real>(x, i, j, d) < threshold ? 1 : 0;
-  }
+  struct Column {
+    ColumnPoint<Real, D> p;
+    Real threshold;
+    KOKKOS_FORCEINLINE_FUNCTION void operator()(const index_t i, const index_t, index_t& c) const {
+      c += p.sq(i) < threshold ? 1 : 0;
+    }
+  };
+  KOKKOS_FORCEINLINE_FUNCTION Column column(const index_t j) const { return {column_point<D>(x, j), threshold}; }
+  KOKKOS_FUNCTION void operator()(const index_t i, const index_t j, index_t& c) const { column(j)(i, j, c); }
 };
 
-template <class Points>
-CountKernel<typename Points::non_const_value_type, Points> count_kernel(const Points& points, double radius) {
-  using Real = typename Points::non_const_value_type;
-  return {points, static_cast<int>(points.extent(1)), sq_threshold(static_cast<Real>(radius))};
-}
-
 /// fp32: the whole key in one pass (NaN: no key).
-template <class Points>
+template <class Points, int D>
 struct NearestKeyF {
   Points x;
-  int d;
-  KOKKOS_FUNCTION NearestKey operator()(const index_t a, const index_t b) const {
-    const float s = sq_dist<float>(x, a, b, d);
-    if (s != s) return ~NearestKey(0);
-    return (NearestKey(ordered_bits(s)) << 32) | NearestKey(b);
-  }
-  /// Both ends from one distance (reduce_rows): the distance is symmetric bit for bit.
+  struct Column {
+    ColumnPoint<float, D> p;
+    index_t j;
+    KOKKOS_FORCEINLINE_FUNCTION NearestKey operator()(const index_t a, const index_t) const {
+      const float s = p.sq(a);
+      if (s != s) return ~NearestKey(0);
+      return (NearestKey(ordered_bits(s)) << 32) | NearestKey(j);
+    }
+    /// Both ends from one distance (reduce_rows): the distance is symmetric bit for bit.
+    KOKKOS_FORCEINLINE_FUNCTION void both(const index_t a, const index_t, NearestKey& ka, NearestKey& kb) const {
+      const float s = p.sq(a);
+      const NearestKey hi = s != s ? ~NearestKey(0) : NearestKey(ordered_bits(s)) << 32;
+      ka = s != s ? hi : hi | NearestKey(j);
+      kb = s != s ? hi : hi | NearestKey(a);
+    }
+  };
+  KOKKOS_FORCEINLINE_FUNCTION Column column(const index_t b) const { return {column_point<D>(x, b), b}; }
+  KOKKOS_FUNCTION NearestKey operator()(const index_t a, const index_t b) const { return column(b)(a, b); }
   KOKKOS_FUNCTION void both(const index_t a, const index_t b, NearestKey& ka, NearestKey& kb) const {
-    const float s = sq_dist<float>(x, a, b, d);
-    const NearestKey hi = s != s ? ~NearestKey(0) : NearestKey(ordered_bits(s)) << 32;
-    ka = s != s ? hi : hi | NearestKey(b);
-    kb = s != s ? hi : hi | NearestKey(a);
+    column(b).both(a, b, ka, kb);
   }
 };
 
 /// fp64, pass 1: the smallest squared distance.
-template <class Points>
+template <class Points, int D>
 struct NearestDist {
   Points x;
-  int d;
-  KOKKOS_FUNCTION NearestKey operator()(const index_t a, const index_t b) const {
-    const double s = sq_dist<double>(x, a, b, d);
-    return s != s ? ~NearestKey(0) : ordered_bits(s);
-  }
+  struct Column {
+    ColumnPoint<double, D> p;
+    KOKKOS_FORCEINLINE_FUNCTION NearestKey operator()(const index_t a, const index_t) const {
+      const double s = p.sq(a);
+      return s != s ? ~NearestKey(0) : ordered_bits(s);
+    }
+    KOKKOS_FORCEINLINE_FUNCTION void both(const index_t a, const index_t b, NearestKey& ka, NearestKey& kb) const {
+      ka = kb = (*this)(a, b);
+    }
+  };
+  KOKKOS_FORCEINLINE_FUNCTION Column column(const index_t b) const { return {column_point<D>(x, b)}; }
+  KOKKOS_FUNCTION NearestKey operator()(const index_t a, const index_t b) const { return column(b)(a, b); }
   KOKKOS_FUNCTION void both(const index_t a, const index_t b, NearestKey& ka, NearestKey& kb) const {
-    ka = kb = (*this)(a, b);
+    column(b).both(a, b, ka, kb);
   }
 };
 
 /// fp64, pass 2: the smallest partner at the smallest squared distance.
-template <class Points, class Keys>
+template <class Points, class Keys, int D>
 struct NearestIndex {
   Points x;
-  int d;
   Keys best;  // pass 1's keys
   KOKKOS_FUNCTION NearestKey operator()(const index_t a, const index_t b) const {
-    const double s = sq_dist<double>(x, a, b, d);
+    const double s = column_point<D>(x, b).sq(a);
     return s == s && ordered_bits(s) == best(a) ? NearestKey(b) : ~NearestKey(0);
   }
 };
@@ -186,20 +249,30 @@ KOKKOS_INLINE_FUNCTION constexpr NearestKey nearest_init() { return ~NearestKey(
 
 namespace detail {
 template <class Points, class Map, class Counts>
-HistogramKernel<typename Points::non_const_value_type, Points> histogram_kernel(const Points& points, const Map& map,
-                                                                                double rmax, const Counts& counts) {
+void check_histogram(const Points& points, const Map& map, double rmax, const Counts& counts) {
   using Real = typename Points::non_const_value_type;
   check_points<Real>(points, "tdmaps::edm::pair_histogram");
   check_map(map, points.extent(0), "tdmaps::edm::pair_histogram");
   if (!(rmax > 0) || !std::isfinite(rmax))
     throw std::invalid_argument("tdmaps::edm::pair_histogram: rmax = " + std::to_string(rmax) +
                                 " (need a finite value > 0)");
-  const int bins = static_cast<int>(counts.extent(0));
-  if (bins < 1 || counts.extent(0) > std::size_t(1) << 24)
+  if (counts.extent(0) < 1 || counts.extent(0) > std::size_t(1) << 24)
     throw std::invalid_argument("tdmaps::edm::pair_histogram: " + std::to_string(counts.extent(0)) +
                                 " bins (need 1 .. 2^24)");
-  return HistogramKernel<Real, Points>{points, static_cast<int>(points.extent(1)), static_cast<Real>(rmax),
-                                      static_cast<Real>(bins) / static_cast<Real>(rmax), bins};
+}
+
+template <int D, class Points, class Counts>
+HistogramKernel<typename Points::non_const_value_type, Points, D> histogram_kernel(const Points& points, double rmax,
+                                                                                   const Counts& counts) {
+  using Real = typename Points::non_const_value_type;
+  const int bins = static_cast<int>(counts.extent(0));
+  return {points, static_cast<Real>(rmax), static_cast<Real>(bins) / static_cast<Real>(rmax), bins};
+}
+
+template <int D, class Points>
+CountKernel<typename Points::non_const_value_type, Points, D> count_kernel(const Points& points, double radius) {
+  using Real = typename Points::non_const_value_type;
+  return {points, sq_threshold(static_cast<Real>(radius))};
 }
 }  // namespace detail
 
@@ -207,16 +280,22 @@ HistogramKernel<typename Points::non_const_value_type, Points> histogram_kernel(
 template <class ExecSpace, class Points, class Map, class Counts>
 void pair_histogram(const ExecSpace& space, const Points& points, const Map& map, const OmegaRange& range, double rmax,
                     const Counts& counts, const LaunchHints& hints = LaunchHints()) {
-  histogram_pairs(space, map, range, detail::histogram_kernel(points, map, rmax, counts), counts,
-                  std::string("tdmaps::edm::histogram::") + Map::name, hints);
+  detail::check_histogram(points, map, rmax, counts);
+  detail::with_dims(points, [&](auto dims) {
+    histogram_pairs(space, map, range, detail::histogram_kernel<decltype(dims)::value>(points, rmax, counts), counts,
+                    std::string("tdmaps::edm::histogram::") + Map::name, hints);
+  });
 }
 
 /// pair_histogram over the whole triangle (any block-space map).
 template <class ExecSpace, class Points, class Map, class Counts>
 void pair_histogram(const ExecSpace& space, const Points& points, const Map& map, double rmax, const Counts& counts,
                     const LaunchHints& hints = LaunchHints()) {
-  histogram_pairs(space, map, detail::histogram_kernel(points, map, rmax, counts), counts,
-                  std::string("tdmaps::edm::histogram::") + Map::name, hints);
+  detail::check_histogram(points, map, rmax, counts);
+  detail::with_dims(points, [&](auto dims) {
+    histogram_pairs(space, map, detail::histogram_kernel<decltype(dims)::value>(points, rmax, counts), counts,
+                    std::string("tdmaps::edm::histogram::") + Map::name, hints);
+  });
 }
 
 /// count_within over the omegas of `range`.
@@ -228,9 +307,10 @@ index_t count_within(const ExecSpace& space, const Points& points, const Map& ma
   detail::check_map(map, points.extent(0), "tdmaps::edm::count_within");
   if (std::isnan(radius)) throw std::invalid_argument("tdmaps::edm::count_within: radius is NaN");
   index_t c = 0;
-  reduce_pairs(space, map, range,
-               detail::count_kernel(points, radius),
-               Kokkos::Sum<index_t>(c), std::string("tdmaps::edm::count::") + Map::name, hints);
+  detail::with_dims(points, [&](auto dims) {
+    reduce_pairs(space, map, range, detail::count_kernel<decltype(dims)::value>(points, radius), Kokkos::Sum<index_t>(c),
+                 std::string("tdmaps::edm::count::") + Map::name, hints);
+  });
   return c;
 }
 
@@ -243,9 +323,10 @@ index_t count_within(const ExecSpace& space, const Points& points, const Map& ma
   detail::check_map(map, points.extent(0), "tdmaps::edm::count_within");
   if (std::isnan(radius)) throw std::invalid_argument("tdmaps::edm::count_within: radius is NaN");
   index_t c = 0;
-  reduce_pairs(space, map,
-               detail::count_kernel(points, radius),
-               Kokkos::Sum<index_t>(c), std::string("tdmaps::edm::count::") + Map::name, hints);
+  detail::with_dims(points, [&](auto dims) {
+    reduce_pairs(space, map, detail::count_kernel<decltype(dims)::value>(points, radius), Kokkos::Sum<index_t>(c),
+                 std::string("tdmaps::edm::count::") + Map::name, hints);
+  });
   return c;
 }
 
@@ -258,12 +339,14 @@ void nearest_neighbour(const ExecSpace& space, const Points& points, const Map& 
   using Real = typename Points::non_const_value_type;
   detail::check_points<Real>(points, "tdmaps::edm::nearest_neighbour");
   detail::check_map(map, points.extent(0), "tdmaps::edm::nearest_neighbour");
-  const int d = static_cast<int>(points.extent(1));
   const std::string label = std::string("tdmaps::edm::nearest::") + Map::name;
-  if constexpr (std::is_same<Real, float>::value)
-    reduce_rows<RowMin<NearestKey>>(space, map, range, detail::NearestKeyF<Points>{points, d}, keys, label, hints);
-  else
-    reduce_rows<RowMin<NearestKey>>(space, map, range, detail::NearestDist<Points>{points, d}, keys, label, hints);
+  detail::with_dims(points, [&](auto dims) {
+    constexpr int D = decltype(dims)::value;
+    if constexpr (std::is_same<Real, float>::value)
+      reduce_rows<RowMin<NearestKey>>(space, map, range, detail::NearestKeyF<Points, D>{points}, keys, label, hints);
+    else
+      reduce_rows<RowMin<NearestKey>>(space, map, range, detail::NearestDist<Points, D>{points}, keys, label, hints);
+  });
 }
 
 /// fp64 only: the second pass over `range` of a nearest_neighbour whose first
@@ -274,10 +357,11 @@ void nearest_index_pass(const ExecSpace& space, const Points& points, const Map&
                         const Keys& keys, const Keys& index, const LaunchHints& hints = LaunchHints()) {
   static_assert(std::is_same<typename Points::non_const_value_type, double>::value,
                 "tdmaps::edm::nearest_index_pass: fp64 points only (fp32 keys hold the index)");
-  reduce_rows<RowMin<NearestKey>>(
-      space, map, range,
-      detail::NearestIndex<Points, Keys>{points, static_cast<int>(points.extent(1)), keys}, index,
-      std::string("tdmaps::edm::nearest_index::") + Map::name, hints);
+  detail::with_dims(points, [&](auto dims) {
+    reduce_rows<RowMin<NearestKey>>(space, map, range,
+                                    detail::NearestIndex<Points, Keys, decltype(dims)::value>{points, keys}, index,
+                                    std::string("tdmaps::edm::nearest_index::") + Map::name, hints);
+  });
 }
 
 /// nearest_neighbour over the whole triangle (any block-space map): index(i)
@@ -291,21 +375,23 @@ void nearest_neighbour(const ExecSpace& space, const Points& points, const Map& 
   Kokkos::View<NearestKey*, mem> keys(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tdmaps::edm::nearest_keys"), n);
   detail::check_points<Real>(points, "tdmaps::edm::nearest_neighbour");
   detail::check_map(map, n, "tdmaps::edm::nearest_neighbour");
-  const int d = static_cast<int>(points.extent(1));
   Kokkos::deep_copy(space, keys, nearest_init());
   Kokkos::View<NearestKey*, mem> second;
-  if constexpr (std::is_same<Real, float>::value) {
-    reduce_rows<RowMin<NearestKey>>(space, map, detail::NearestKeyF<Points>{points, d}, keys,
-                                    std::string("tdmaps::edm::nearest::") + Map::name, hints);
-  } else {
-    reduce_rows<RowMin<NearestKey>>(space, map, detail::NearestDist<Points>{points, d}, keys,
-                                    std::string("tdmaps::edm::nearest::") + Map::name, hints);
-    second = Kokkos::View<NearestKey*, mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tdmaps::edm::nearest_idx"),
-                                            n);
-    Kokkos::deep_copy(space, second, nearest_init());
-    reduce_rows<RowMin<NearestKey>>(space, map, detail::NearestIndex<Points, decltype(keys)>{points, d, keys}, second,
-                                    std::string("tdmaps::edm::nearest_index::") + Map::name, hints);
-  }
+  detail::with_dims(points, [&](auto dims) {
+    constexpr int D = decltype(dims)::value;
+    if constexpr (std::is_same<Real, float>::value) {
+      reduce_rows<RowMin<NearestKey>>(space, map, detail::NearestKeyF<Points, D>{points}, keys,
+                                      std::string("tdmaps::edm::nearest::") + Map::name, hints);
+    } else {
+      reduce_rows<RowMin<NearestKey>>(space, map, detail::NearestDist<Points, D>{points}, keys,
+                                      std::string("tdmaps::edm::nearest::") + Map::name, hints);
+      second = Kokkos::View<NearestKey*, mem>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "tdmaps::edm::nearest_idx"), n);
+      Kokkos::deep_copy(space, second, nearest_init());
+      reduce_rows<RowMin<NearestKey>>(space, map, detail::NearestIndex<Points, decltype(keys), D>{points, keys}, second,
+                                      std::string("tdmaps::edm::nearest_index::") + Map::name, hints);
+    }
+  });
   const double inf = std::numeric_limits<double>::infinity();
   Kokkos::parallel_for(
       "tdmaps::edm::nearest_decode", Kokkos::RangePolicy<ExecSpace>(space, 0, n), KOKKOS_LAMBDA(const std::size_t i) {
