@@ -73,7 +73,7 @@ else
 fi
 
 # ---------------------------------------------------------------- packages
-PKGS="cmake g++ ninja-build make patch ca-certificates dpkg-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev gnuplot-nox python3 python3-numpy python3-scipy pybind11-dev python3-pybind11 python3-pytest libopenmpi-dev openmpi-bin"
+PKGS="cmake g++ ninja-build make patch ca-certificates dpkg-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev gnuplot-nox python3 python3-numpy python3-scipy pybind11-dev python3-pybind11 python3-pytest python3-build python3-venv python3-mpi4py libopenmpi-dev openmpi-bin"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -11,12 +11,17 @@
 // (apps/common/output_file.hpp).
 #include <tdmaps/collision.hpp>
 
+#include "cli_input.hpp"
+#include "cli_ranks.hpp"
+#include "cli_sizes.hpp"
 #include "common/cli.hpp"
 #include "common/launch_options.hpp"
 #include "common/memory.hpp"
 #include "common/npy.hpp"
 #include "common/output_file.hpp"
 #include "common/progress.hpp"
+#include "common/rank_device.hpp"
+#include "common/ranks.hpp"
 
 #include <tdmaps/launch/dispatch.hpp>
 
@@ -39,197 +44,19 @@ namespace app = tdmaps::app;
 namespace tc = tdmaps::collision;
 using tdmaps::index_t;
 
-struct Options {
-  std::string random_text, dims_text, seed_text;  // parsed strictly (app::parse_int)
-  index_t random_n = -1;
-  std::string input;
-  int dims = 3;
-  std::uint64_t seed = 1;
-  std::string density = "dense";
-  double rmin = 0, rmax = 0;
-  bool radii_given = false;
-  std::string result = "count";
-  std::string output;
-  std::string save_input;
-  tdmaps::MapSpec spec;
-  int block = 32;
-  std::string kernel = "tile";
-  int repeat = 1;
-  bool json = false;
-  bool quiet = false;
-  tdmaps::LaunchHints hints;  // --team-threads, --blocks-per-team
-};
-
-/// The spheres as the run uses them, host side.
-struct Input {
-  std::vector<float> xyzr;  ///< n x 4
-  index_t n = 0;
-  int dims = 3;
-  std::string source;  ///< for the report
-};
-
-tc::Result result_of(const std::string& s) {
-  if (s == "flags") return tc::Result::flags;
-  if (s == "pairs") return tc::Result::pairs;
-  if (s == "intflags") return tc::Result::intflags;
-  if (s == "rowflags") return tc::Result::rowflags;
-  if (s == "tileflags") return tc::Result::tileflags;
-  return tc::Result::count;
-}
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-std::string fmt(double v, int digits = 4) {
-  std::ostringstream o;
-  o.precision(digits);
-  o << v;
-  return o.str();
-}
-
-/// n and the dimension before any data: from --random, the .npy header, or
-/// the whole .csv (read here; `m` keeps it).
-void input_shape(const Options& o, index_t& n, int& dims, app::Matrix<float>& m) {
-  if (o.input.empty()) {
-    n = o.random_n;
-    dims = o.dims;
-    return;
-  }
-  std::int64_t rows = 0, cols = 0;
-  if (app::is_npy_path(o.input)) {
-    const app::NpyHeader h = app::read_npy_header(o.input);
-    if (h.shape.size() != 2) {
-      m = app::read_matrix<float>(o.input);  // the reader's own message
-      return;
-    }
-    rows = h.shape[0];
-    cols = h.shape[1];
-  } else {
-    m = app::read_matrix<float>(o.input);
-    rows = m.rows;
-    cols = m.cols;
-  }
-  if (rows == 0) throw app::Error(o.input + ": no spheres (0 rows); need at least 1 (1 sphere has 0 pairs)");
-  if (cols != 2 && cols != 4)
-    throw app::Error(o.input + ": " + std::to_string(cols) +
-                     " columns; expected 2 (x, r: intervals) or 4 (x, y, z, r: spheres)");
-  if (rows > tdmaps::max_side)
-    throw app::Error(o.input + ": " + std::to_string(rows) + " spheres exceed the largest supported n = " +
-                     std::to_string(tdmaps::max_side));
-  n = rows;
-  dims = cols == 2 ? 1 : 3;
-}
-
-Input load(const Options& o, bool dims_given, app::Matrix<float>& m) {
-  Input in;
-  if (!o.input.empty()) {
-    if (m.values.empty()) m = app::read_matrix<float>(o.input);
-    in.dims = m.cols == 2 ? 1 : 3;
-    if (dims_given && o.dims != in.dims)
-      throw app::UsageError("--dims " + std::to_string(o.dims) + " but " + o.input + " has " + std::to_string(m.cols) +
-                            " columns (" + std::to_string(in.dims) + "-D)");
-    in.n = m.rows;
-    in.xyzr.assign(static_cast<std::size_t>(in.n) * 4, 0.0f);
-    for (index_t r = 0; r < in.n; ++r) {
-      float* row = &in.xyzr[static_cast<std::size_t>(r) * 4];
-      for (int c = 0; c < in.dims; ++c) row[c] = m.at(r, c);
-      row[3] = m.at(r, m.cols - 1);
-      const std::string bad = tc::check_sphere(row);
-      if (!bad.empty()) throw app::Error(o.input + ": row " + std::to_string(r) + " (0-based data row): " + bad);
-    }
-    in.source = o.input + " (" + m.dtype + ")";
-    m = app::Matrix<float>();
-    return in;
-  }
-  in.dims = o.dims;
-  in.n = o.random_n;
-  tc::RadiusRange r = tc::default_radii(o.dims, o.density == "dense" ? tc::Density::dense : tc::Density::sparse);
-  if (o.radii_given) r = {o.rmin, o.rmax};
-  in.xyzr = tc::random_spheres_host(in.n, in.dims, r, o.seed);
-  in.source = "random (seed " + std::to_string(o.seed) + ", radii [" + fmt(r.r_min) + ", " + fmt(r.r_max) + "]" +
-              (o.radii_given ? "" : ", " + o.density) + ")";
-  return in;
-}
-
-/// (n, D + 1) float32: the columns an --input file would have.
-void save_input(const std::string& path, const Input& in) {
-  const int cols = in.dims + 1;
-  std::vector<float> out(static_cast<std::size_t>(in.n) * static_cast<std::size_t>(cols));
-  for (index_t r = 0; r < in.n; ++r) {
-    for (int c = 0; c < in.dims; ++c) out[static_cast<std::size_t>(r * cols + c)] = in.xyzr[static_cast<std::size_t>(4 * r + c)];
-    out[static_cast<std::size_t>(r * cols + in.dims)] = in.xyzr[static_cast<std::size_t>(4 * r + 3)];
-  }
-  app::write_npy(path, out.data(), {in.n, cols});
-}
+using namespace tdmaps::collide_cli;
 
 struct Report {
   index_t count = 0;
   std::vector<double> seconds;
   double write_seconds = -1;
+  double combine_seconds = 0;  // MPI ranks: the results met on rank 0
   std::string output_note;
 };
 
-/// a * b, or max when it does not fit (a, b >= 0).
-index_t mul_sat(index_t a, index_t b) {
-  return b != 0 && a > std::numeric_limits<index_t>::max() / b ? std::numeric_limits<index_t>::max() : a * b;
-}
-std::string bytes_text(index_t b) {
-  return b == std::numeric_limits<index_t>::max() ? std::string("more than 2^63 bytes") : app::format_bytes(b);
-}
-
-/// The --result array's words and bytes per word for n spheres (0 words for
-/// count; pairs: unknown before the count).
-void result_size(const std::string& result, index_t n, index_t& items, index_t& item_bytes) {
-  items = 0;
-  item_bytes = 4;
-  if (result == "flags") items = tc::flag_words(n);
-  else if (result == "rowflags") items = tc::row_flag_words(n);
-  else if (result == "tileflags") items = tc::tile_flag_words(n);
-  else if (result == "intflags") items = tc::pair_count(n);
-}
-
-/// Memory and disk of a run, checked in milliseconds before anything is
-/// allocated or generated: host (the spheres, the file's host copy of the
-/// result) before Kokkos starts, the device once it has.
-template <class mem>
-void check_sizes(const Options& o, index_t n, bool device_side) {
-  constexpr bool same_memory = std::is_same<mem, Kokkos::HostSpace>::value;
-  index_t items, item_bytes;
-  result_size(o.result, n, items, item_bytes);
-  const index_t result_bytes = mul_sat(items, item_bytes);
-  const index_t spheres = mul_sat(n, 16);  // x, y, z, r as float32
-  const bool write = !o.output.empty();
-  const std::string what = o.result == "count" ? std::string("the spheres") : "the " + o.result + " output (" +
-                                                                                   bytes_text(result_bytes) + ") and the spheres";
-  if (!device_side) {
-    // Host: the spheres as read / generated, their device copy on host
-    // backends, and the result (host backends) or its copy for the file.
-    index_t host = spheres;
-    if (same_memory) host = mul_sat(spheres, 2) + result_bytes;
-    else if (write) host = spheres + result_bytes;
-    if (host < 0 || result_bytes == std::numeric_limits<index_t>::max()) host = std::numeric_limits<index_t>::max();
-    const index_t host_free = app::host_available_bytes();
-    if (host > host_free)
-      throw app::Error(what + " of n = " + std::to_string(n) + " spheres need " + bytes_text(host) +
-                       " of host memory but only " + app::format_bytes(host_free) +
-                       " is available; use --result count, or fewer spheres");
-    if (write && o.result != "pairs") app::check_filesystem_space(o.output, result_bytes + 128, "the " + o.result + " output");
-    if (!o.save_input.empty()) app::check_filesystem_space(o.save_input, spheres + 128, "the spheres");
-    return;
-  }
-  if (same_memory) return;
-  index_t device = spheres + result_bytes;
-  if (result_bytes == std::numeric_limits<index_t>::max()) device = result_bytes;
-  const index_t device_free = app::free_memory_bytes<mem>();
-  if (device > device_free)
-    throw app::Error(what + " of n = " + std::to_string(n) + " spheres need " + bytes_text(device) + " of " +
-                     mem::name() + " memory but only " + app::format_bytes(device_free) +
-                     " is free; use --result count, or fewer spheres");
-}
-
 template <class Space, class Map>
-Report run_map(const Space& space, const Map& map, const Options& o, const Input& in, app::Progress& progress) {
+Report run_map(const Space& space, const Map& map, const Options& o, const Input& in, const app::Ranks& ranks,
+               app::Progress& progress) {
   using mem = typename Space::memory_space;
   constexpr bool same_memory = std::is_same<mem, Kokkos::HostSpace>::value;
   const index_t n = in.n;
@@ -265,23 +92,56 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
 
   const tc::Spheres<mem> spheres = tc::to_device(space, in.xyzr);
   Report rep;
+  // MPI ranks: each its omega range of the league (cli_ranks.hpp).
+  const bool split = ranks.size() > 1;
+  tdmaps::OmegaRange range;
+  if constexpr (tdmaps::is_block_space_map_v<Map> && !tdmaps::is_multi_launch_map_v<Map>)
+    range = tdmaps::omega_range(map, ranks.rank(), ranks.size());
   progress.phase("compute", o.repeat, app::Progress::Unit::runs);
   for (int r = 0; r < o.repeat; ++r) {
     space.fence();
+    ranks.barrier();
     app::Timer timer;
     try {
-      rep.count = tc::collide(space, tc::ConstSpheres<mem>(spheres), map, result, kernel, out, o.hints);
+      const tc::ConstSpheres<mem> cs(spheres);
+      rep.count = split ? tc::collide(space, cs, map, range, result, kernel, out, o.hints)
+                        : tc::collide(space, cs, map, result, kernel, out, o.hints);
     } catch (const std::length_error& e) {
       throw app::Error(std::string("the pair list does not fit the free memory (about 48 bytes per pair on the ") +
                        mem::name() + " side, 16 on the host): " + e.what() + "; use --result count or flags");
     }
     space.fence();
+    ranks.barrier();  // the time of the slowest rank
     rep.seconds.push_back(timer.seconds());
     progress.advance(r + 1);
   }
   progress.done();
-
-  if (write) {
+  RankResult all;
+  if (split) {
+    app::Timer combine;
+    all = combine_ranks(ranks, result, out, rep.count);
+    rep.combine_seconds = combine.seconds();
+    rep.count = all.count;
+    if (!ranks.root()) return rep;  // rank 0 writes and reports
+  }
+  if (write && split) {
+    app::Timer write_timer;
+    auto report = [&](std::int64_t done, std::int64_t) { progress.advance(done); };
+    const index_t items = result == tc::Result::pairs ? static_cast<index_t>(all.pairs.size() / 2)
+                                                      : static_cast<index_t>(all.words.size());
+    progress.phase("write " + o.output, items * (result == tc::Result::pairs ? 16 : 4), app::Progress::Unit::bytes);
+    if (result == tc::Result::pairs) {
+      app::check_filesystem_space(o.output, items * 16 + 128, "the pair list");
+      app::write_npy(o.output, all.pairs.data(), {items, 2}, report);
+    } else if (result == tc::Result::intflags) {
+      app::write_npy(o.output, reinterpret_cast<const std::int32_t*>(all.words.data()), {items}, report);
+    } else {
+      app::write_npy(o.output, all.words.data(), {items}, report);
+    }
+    rep.output_note = std::to_string(items) + " " + o.result + " entries of " + std::to_string(ranks.size()) + " ranks";
+    progress.done();
+    rep.write_seconds = write_timer.seconds();
+  } else if (write) {
     app::Timer write_timer;
     auto report = [&](std::int64_t done, std::int64_t) { progress.advance(done); };
     auto write_words = [&](const auto& view, const std::string& note) {
@@ -313,7 +173,7 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
   return rep;
 }
 
-void print_report(const Options& o, const Input& in, const Report& rep, double total_seconds) {
+void print_report(const Options& o, const Input& in, const Report& rep, double total_seconds, int ranks) {
   const index_t pairs = tc::pair_count(in.n);
   const double best = *std::min_element(rep.seconds.begin(), rep.seconds.end());
   double mean = 0;
@@ -324,31 +184,31 @@ void print_report(const Options& o, const Input& in, const Report& rep, double t
   using Space = Kokkos::DefaultExecutionSpace;
   const std::string backend = Space::name();
   if (o.json) {
-    nlohmann::json j;
-    j["tool"] = app::program_name();
-    j["version"] = app::version();
-    j["input"] = app::string_or_null(o.input);
-    j["seed"] = o.input.empty() ? nlohmann::json(o.seed) : nlohmann::json(nullptr);
-    j["n"] = in.n;
-    j["d"] = in.dims;
-    j["precision"] = "fp32";
-    j["map"] = o.spec.label();
-    j["block"] = o.block;
-    j["kernel"] = o.kernel;
+    app::ReportHeader h;
+    h.input = o.input;
+    h.seed = o.seed;
+    h.n = in.n;
+    h.d = in.dims;
+    h.precision = "fp32";
+    h.map = o.spec.label();
+    h.block = o.block;
+    h.kernel = o.kernel;
+    h.backend = backend;
+    h.concurrency = Space().concurrency();
+    h.repeat = static_cast<int>(rep.seconds.size());
+    h.elements = pairs;
+    h.ms_mean = mean * 1e3;
+    h.ms_min = best * 1e3;
+    h.ms_write = rep.write_seconds >= 0 ? rep.write_seconds * 1e3 : -1;
+    h.ms_total = total_seconds * 1e3;
+    h.output = o.output;
+    h.ranks = ranks;
+    nlohmann::json j = app::report_json(h);
+    j["mode"] = "collide";
+    j["ms_combine"] = rep.combine_seconds * 1e3;
     j["result"] = o.result;
-    j["backend"] = backend;
-    j["concurrency"] = Space().concurrency();
-    j["repeat"] = rep.seconds.size();
-    j["pairs_tested"] = pairs;
     j["count"] = rep.count;
     j["fraction"] = fraction;
-    j["ms"] = mean * 1e3;
-    j["ms_min"] = best * 1e3;
-    j["ms_warmup"] = nullptr;
-    j["ms_write"] = rep.write_seconds >= 0 ? nlohmann::json(rep.write_seconds * 1e3) : nlohmann::json(nullptr);
-    j["ms_total"] = total_seconds * 1e3;
-    j["pairs_per_second"] = rate;
-    j["output"] = app::string_or_null(o.output);
     j["save_input"] = app::string_or_null(o.save_input);
     app::print_json_line(j);
     return;
@@ -366,7 +226,23 @@ void print_report(const Options& o, const Input& in, const Report& rep, double t
   std::cout.flush();
 }
 
-int collide_main(int argc, char* argv[]) {
+/// What MPI ranks must agree on before any work (common/ranks.hpp).
+app::RunFacts run_facts(const Options& o, index_t n) {
+  app::RunFacts f;
+  f.add("--result", o.result).add("--kernel", o.kernel).add("--map", o.spec.label()).add("--block", o.block);
+  f.add("--repeat", o.repeat).add("--output", o.output.empty() ? std::string("not given") : o.output).add("n", n);
+  f.add("--dims", o.dims_text.empty() ? std::string("not given") : o.dims_text);
+  if (o.input.empty()) {
+    f.add("--seed", std::to_string(o.seed)).add("--density", o.radii_given ? std::string("not used") : o.density);
+    f.add("--rmin", o.radii_given ? o.rmin_text : std::string("not given"));
+    f.add("--rmax", o.radii_given ? o.rmax_text : std::string("not given")).add("input checksum", "none (--random)");
+  } else {
+    f.add("--seed", "not used").add_file("input checksum", o.input);
+  }
+  return f;
+}
+
+int collide_main(int argc, char* argv[], const app::Ranks& ranks) {
   app::Timer total_timer;
   app::set_app_name("collide");
   app::install_signal_cleanup();
@@ -390,9 +266,9 @@ int collide_main(int argc, char* argv[]) {
                       ->check(CLI::IsMember({"dense", "sparse"}))
                       ->capture_default_str()
                       ->needs(random);
-  auto* rmin = cli.add_option("--rmin", o.rmin, "smallest radius of --random (with --rmax, instead of --density)")
+  auto* rmin = cli.add_option("--rmin", o.rmin_text, "smallest radius of --random (with --rmax, instead of --density)")
                    ->needs(random);
-  auto* rmax = cli.add_option("--rmax", o.rmax, "largest radius of --random, <= 1")->needs(random);
+  auto* rmax = cli.add_option("--rmax", o.rmax_text, "largest radius of --random, <= 1")->needs(random);
   rmin->needs(rmax);
   rmax->needs(rmin);
   density->excludes(rmin)->excludes(rmax);
@@ -455,8 +331,12 @@ int collide_main(int argc, char* argv[]) {
     if (o.dims == 2) throw app::UsageError("--dims 2: the dimension must be 1 (intervals) or 3 (spheres)");
   }
   if (!o.seed_text.empty()) o.seed = app::parse_uint64("--seed", o.seed_text, "the seed");
-  if (o.radii_given && !(o.rmin >= 0 && o.rmin <= o.rmax && o.rmax <= 1))
-    throw app::UsageError("--rmin " + fmt(o.rmin) + " --rmax " + fmt(o.rmax) + ": need 0 <= rmin <= rmax <= 1");
+  if (o.radii_given) {
+    const std::string rule = "need 0 <= rmin <= rmax <= 1";
+    o.rmin = app::parse_double("--rmin", o.rmin_text, 0, 1, rule);
+    o.rmax = app::parse_double("--rmax", o.rmax_text, 0, 1, rule);
+    if (o.rmin > o.rmax) throw app::UsageError("--rmin " + o.rmin_text + " --rmax " + o.rmax_text + ": " + rule);
+  }
   const bool writes = !o.output.empty();
   if (writes && o.result == "count")
     throw app::UsageError("--output needs --result flags, rowflags, tileflags, pairs or intflags (a count is printed, "
@@ -467,35 +347,45 @@ int collide_main(int argc, char* argv[]) {
   app::check_not_same_file("--output", o.output, "--input", o.input);
   app::check_not_same_file("--output", o.output, "--save-input", o.save_input);
   if (writes) app::check_output_path(o.output);
+  app::configure_warnings(o.json, o.quiet || !ranks.root());
   if (!o.save_input.empty()) app::check_output_path(o.save_input);
+  if (ranks.size() > 1 && (o.kernel == "linear" || o.spec.map == "rec" || o.spec.map == "hadouken" ||
+                           o.spec.map == "h" || o.spec.map == "utm"))
+    throw app::UsageError("MPI ranks split the league of a one-launch block-space map into omega ranges: --map "
+                          "lambda, bb or rb with --kernel tile or element (got --map " + o.spec.map + ", --kernel " +
+                          o.kernel + ")");
   if (o.kernel == "tile" && o.spec.map == "utm")
     throw app::UsageError("--map utm is a thread-space map and cannot run the tile kernel; use --kernel element");
 
   using Space = Kokkos::DefaultExecutionSpace;
-  app::Matrix<float> file;
+  app::Matrix<double> file;
   index_t n = 0;
   int file_dims = 3;
   input_shape(o, n, file_dims, file);
   check_sizes<Space::memory_space>(o, n, false);
 
-  app::KokkosArgv kargs(argv[0], args.kokkos);
+  if (ranks.size() > 1) ranks.set_run_facts(run_facts(o, n));
+  app::KokkosArgv kargs(argv[0], app::rank_device_args(ranks, args.kokkos));
   Kokkos::ScopeGuard guard(kargs.argc(), kargs.argv());
   check_sizes<Space::memory_space>(o, n, true);
-  app::Progress progress(o.quiet || o.json);
+  app::Progress progress(o.quiet || o.json || !ranks.root());
   Input in = load(o, dims->count() > 0, file);
-  if (!o.save_input.empty()) save_input(o.save_input, in);
-  if (in.n == 1) app::warn("1 sphere has no pairs: the count is 0 and the outputs are empty");
+  ranks.agree();  // every check above passed on every rank; no work before
+  if (!o.save_input.empty() && ranks.root()) save_input(o.save_input, in);
+  if (in.n == 1) app::warning("1 sphere has no pairs: the count is 0 and the outputs are empty");
   const Space space;
   const tdmaps::Domain2 domain(in.n, o.block, tdmaps::Triangle::strict_lower);
   Report rep;
   tdmaps::with_map(
-      o.spec, domain, [&](auto map) { rep = run_map(space, map, o, in, progress); }, o.kernel == "tile");
-  print_report(o, in, rep, total_timer.seconds());
+      o.spec, domain, [&](auto map) { rep = run_map(space, map, o, in, ranks, progress); }, o.kernel == "tile");
+  if (!ranks.root()) return 0;
+  print_report(o, in, rep, total_timer.seconds(), ranks.size());
   return 0;
 }
 
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  return app::run_main([&] { return collide_main(argc, argv); });
+  app::Ranks ranks(argc, argv);  // MPI_Init under mpirun, before Kokkos
+  return ranks.run([&] { return collide_main(argc, argv, ranks); });
 }

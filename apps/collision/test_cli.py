@@ -180,6 +180,42 @@ def main():
             check_results(tmp, p1, s1, "1-D csv " + " ".join(extra), extra)
         check_results(tmp, p1, s1, "1-D csv --dims 1", ["--dims", "1"])
 
+        # Every result's size is its documented function of n (README's table), n = 1 included.
+        for n in (1, 2, 3, 31, 32, 33, 63, 64, 65, 97):
+            s = spheres(n, 3, 0.05, 0.3, 100 + n)
+            p = os.path.join(tmp, f"n{n}.npy")
+            np.save(p, s.astype(np.float32))
+            check_results(tmp, p, s, f"n = {n}", combos[0])
+            t = (n + 31) // 32
+            pc = n * (n - 1) // 2
+            documented = {"flags": (pc + 31) // 32, "tileflags": 32 * t * (t + 1) // 2 if n >= 2 else 0,
+                          "rowflags": sum((k + 31) // 32 for k in range(n)), "intflags": pc}
+            for result, words in documented.items():
+                o = os.path.join(tmp, f"size_{result}.npy")
+                rc, _, err = run(["--input", p, "--result", result, "--output", o, "--quiet"])
+                check(rc == 0 and np.load(o).shape == (words,),
+                      f"n = {n} --result {result}: {np.load(o).shape if rc == 0 else err} != ({words},)")
+
+        # float64 input: computed in float32, with one warning when the rounding changed values
+        # (kept in --json's "warnings", dropped by --quiet); a radius that becomes 0 said so.
+        touch = os.path.join(tmp, "touch.npy")
+        np.save(touch, np.array([[0, 0, 0, 0.1], [0.3, 0, 0, 0.2]]))
+        rc, out, err = run(["--input", touch])
+        check(rc == 0 and "float32" in err and "0.100000001" in err and "warning" in err, f"rounding warning: {err!r}")
+        rc, out, err = run(["--input", touch, "--json"])
+        w = json.loads(out)["warnings"] if rc == 0 else []
+        check(rc == 0 and err == "" and len(w) == 1 and "float32" in w[0], f"rounding warning in --json: {out} {err}")
+        rc, out, err = run(["--input", touch, "--json", "--quiet"])
+        check(rc == 0 and err == "" and json.loads(out)["warnings"] == [], f"--quiet drops warnings: {out} {err}")
+        tiny = os.path.join(tmp, "tiny.npy")
+        np.save(tiny, np.array([[0, 0, 0, 1e-50], [0.3, 0, 0, 0.2]]))
+        rc, out, err = run(["--input", tiny])
+        check(rc == 0 and "radius = 1e-50 becomes 0" in err, f"radius 1e-50: {err!r}")
+        exact = os.path.join(tmp, "exact.npy")
+        np.save(exact, spheres(50, 3, 0.01, 0.1, 5))  # float64 on the 2^-24 grid: exact in float32
+        rc, out, err = run(["--input", exact])
+        check(rc == 0 and err == "", f"exact float64 input warned: {err!r}")
+
         # --random agrees with the brute force on the spheres it saves.
         for dims, density in ((3, "dense"), (1, "sparse"), (3, "sparse")):
             saved = os.path.join(tmp, "saved.npy")

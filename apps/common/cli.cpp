@@ -2,10 +2,15 @@
 #include "cli.hpp"
 
 #include <Kokkos_Macros.hpp>
+#include <tdmaps/version.hpp>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
+#include <climits>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -75,7 +80,7 @@ bool all_digits(const std::string& s, std::size_t from) {
 
 }  // namespace
 
-const char* version() { return "0.2.0"; }
+const char* version() { return TDMAPS_VERSION_STRING; }
 
 std::string program_name() { return "tdmaps-" + app_name(); }
 
@@ -138,6 +143,50 @@ std::uint64_t parse_uint64(const std::string& option, const std::string& text, c
   return static_cast<std::uint64_t>(v);
 }
 
+double parse_double(const std::string& option, const std::string& text, double lo, double hi, const std::string& rule) {
+  errno = 0;
+  char* end = nullptr;
+  const double v = text.empty() ? 0.0 : std::strtod(text.c_str(), &end);
+  const bool whole = !text.empty() && end == text.c_str() + text.size() && !std::isspace(static_cast<unsigned char>(text[0]));
+  // ERANGE with a finite result: an underflow to 0 or a subnormal ("1e-400"), not the value typed.
+  if (!whole || std::isnan(v) || (errno == ERANGE && std::isfinite(v)) || !(v >= lo && v <= hi))
+    throw UsageError(option + " " + text + ": " + rule);
+  return v;
+}
+
+namespace {
+
+/// The absolute path with "." and ".." and repeated slashes gone, the
+/// directory part resolved (symlinks) where it exists.
+std::string normalised_path(const std::string& path) {
+  std::string abs = path;
+  if (abs.empty() || abs[0] != '/') {
+    char cwd[PATH_MAX];
+    if (::getcwd(cwd, sizeof cwd) != nullptr) abs = std::string(cwd) + "/" + path;
+  }
+  std::vector<std::string> parts;
+  std::size_t from = 0;
+  while (from <= abs.size()) {
+    const std::size_t slash = abs.find('/', from);
+    const std::string part = abs.substr(from, slash == std::string::npos ? std::string::npos : slash - from);
+    if (part == "..") {
+      if (!parts.empty()) parts.pop_back();
+    } else if (!part.empty() && part != ".") {
+      parts.push_back(part);
+    }
+    if (slash == std::string::npos) break;
+    from = slash + 1;
+  }
+  std::string dir;
+  for (std::size_t k = 0; k + 1 < parts.size(); ++k) dir += "/" + parts[k];
+  const std::string base = parts.empty() ? std::string() : parts.back();
+  char resolved[PATH_MAX];
+  if (::realpath(dir.empty() ? "/" : dir.c_str(), resolved) != nullptr) dir = resolved;
+  return (dir == "/" ? std::string() : dir) + "/" + base;
+}
+
+}  // namespace
+
 void check_not_same_file(const std::string& output_option, const std::string& output, const std::string& input_option,
                          const std::string& input) {
   if (output.empty() || input.empty()) return;
@@ -145,6 +194,8 @@ void check_not_same_file(const std::string& output_option, const std::string& ou
   struct stat so, si;
   if (!same && ::stat(output.c_str(), &so) == 0 && ::stat(input.c_str(), &si) == 0)
     same = so.st_dev == si.st_dev && so.st_ino == si.st_ino;
+  else if (!same)
+    same = normalised_path(output) == normalised_path(input);
   if (same)
     throw UsageError(output_option + " " + output + " would overwrite the " + input_option + " file " + input +
                      "; name another output");
@@ -202,6 +253,54 @@ void print_json_line(const nlohmann::json& j) {
 }
 
 nlohmann::json string_or_null(const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); }
+
+namespace {
+bool g_warnings_json = false, g_warnings_quiet = false;
+std::vector<std::string> g_warnings;
+}  // namespace
+
+void configure_warnings(bool json, bool quiet) {
+  g_warnings_json = json;
+  g_warnings_quiet = quiet;
+}
+
+void warning(const std::string& what) {
+  if (g_warnings_quiet) return;
+  if (g_warnings_json) g_warnings.push_back(what);
+  else warn(what);
+}
+
+const std::vector<std::string>& warnings() { return g_warnings; }
+
+nlohmann::json report_json(const ReportHeader& h) {
+  const auto time_or_null = [](double ms) { return ms >= 0 ? nlohmann::json(ms) : nlohmann::json(nullptr); };
+  nlohmann::json j;
+  j["tool"] = program_name();
+  j["version"] = version();
+  j["input"] = string_or_null(h.input);
+  j["seed"] = h.input.empty() ? nlohmann::json(h.seed) : nlohmann::json(nullptr);
+  j["n"] = h.n;
+  j["d"] = h.d;
+  j["precision"] = string_or_null(h.precision);
+  j["map"] = string_or_null(h.map);
+  j["block"] = h.block;
+  j["kernel"] = string_or_null(h.kernel);
+  j["backend"] = string_or_null(h.backend);
+  j["concurrency"] = h.concurrency;
+  j["ranks"] = h.ranks;
+  j["repeat"] = h.repeat;
+  j["elements"] = h.elements;
+  j["ms_mean"] = h.ms_mean;
+  j["ms_min"] = h.ms_min;
+  j["ms_warmup"] = time_or_null(h.ms_warmup);
+  j["ms_write"] = time_or_null(h.ms_write);
+  j["ms_total"] = h.ms_total;
+  j["elements_per_second"] =
+      h.ms_min > 0 ? nlohmann::json(static_cast<double>(h.elements) / (h.ms_min * 1e-3)) : nlohmann::json(nullptr);
+  j["output"] = string_or_null(h.output);
+  j["warnings"] = g_warnings;
+  return j;
+}
 
 }  // namespace app
 }  // namespace tdmaps

@@ -17,7 +17,8 @@
 //   "99999999999999999999", "1e3" or "12abc" are refused with the text typed
 //   and the accepted range.
 // - JSON results are one line through nlohmann::json (print_json_line), one
-//   schema for every tool: absent values are null, numbers are numbers.
+//   schema for every tool and mode (report_json, report_schema.json): absent
+//   values are null, numbers are numbers, warnings in "warnings".
 
 #include "npy.hpp"
 
@@ -75,8 +76,16 @@ std::int64_t parse_int(const std::string& option, const std::string& text, std::
 /// Strict non-negative decimal integer up to 2^64 - 1 (seeds).
 std::uint64_t parse_uint64(const std::string& option, const std::string& text, const std::string& what);
 
-/// UsageError when writing `output` would overwrite `input` (the same path,
-/// or the same existing file under another name).
+/// Strict decimal number (strtod's syntax, the whole text) in [lo, hi] (inf
+/// only where hi or lo is infinite); UsageError "<option> <text>: <rule>"
+/// otherwise, the text as typed.
+double parse_double(const std::string& option, const std::string& text, double lo, double hi,
+                    const std::string& rule);
+
+/// UsageError when writing `output` would replace `input`: the same file by
+/// device and inode (another path, a symlink, a hard link), or, where either
+/// does not exist, the same normalised path (directories resolved, "." and
+/// ".." removed). Called before any work, for every output of every mode.
 void check_not_same_file(const std::string& output_option, const std::string& output, const std::string& input_option,
                          const std::string& input);
 
@@ -102,6 +111,36 @@ void print_json_line(const nlohmann::json& j);
 
 /// A string value or null when empty.
 nlohmann::json string_or_null(const std::string& s);
+
+/// Warnings of a run: printed at once as "tdmaps-<tool>: warning: ..." in
+/// text mode, kept for the JSON line's "warnings" array with --json, dropped
+/// with --quiet. configure_warnings once after parsing.
+void configure_warnings(bool json, bool quiet);
+void warning(const std::string& what);
+const std::vector<std::string>& warnings();
+
+/// The keys every tool's JSON line has, in every mode (the schema:
+/// apps/common/report_schema.json). Empty strings and negative times are
+/// null. elements: what the run computed (pairs i > j, triplets, or matrix
+/// entries), so elements_per_second = elements / the best run's time is the
+/// one rate key of every tool.
+struct ReportHeader {
+  std::string input;            ///< empty: --random, then seed is set
+  std::uint64_t seed = 0;
+  std::int64_t n = 0, d = 0;
+  std::string precision, map, kernel;
+  int block = 0;
+  std::string backend;
+  int concurrency = 0;
+  int ranks = 1;
+  int repeat = 1;
+  std::int64_t elements = 0;
+  double ms_mean = 0, ms_min = 0, ms_warmup = -1, ms_write = -1, ms_total = 0;
+  std::string output;
+};
+/// The header as JSON, with "warnings" (warnings()); the caller adds its
+/// mode's own keys and prints it with print_json_line.
+nlohmann::json report_json(const ReportHeader& h);
 
 }  // namespace app
 }  // namespace tdmaps

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -189,6 +190,21 @@ std::string format_bytes(std::int64_t bytes) {
   else if (b >= 1e3) std::snprintf(buf, sizeof buf, "%.2f kB", b * 1e-3);
   else std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
   return std::string(buf) + " (" + std::to_string(bytes) + " bytes)";
+}
+
+std::string number_text(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  char buf[40];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+void throw_float32_overflow(const std::string& where, const std::string& value) {
+  throw Error(where + value + " overflows float32 (largest finite 3.4028235e+38); the run reads the input as float32");
 }
 
 // ---- explicit instantiations ----------------------------------------------

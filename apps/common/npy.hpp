@@ -6,7 +6,9 @@
 // Reading (apps/common/npy_read.cpp; all throw tdmaps::app::Error with a
 // message naming the file and what is wrong; nothing here touches Kokkos):
 //   Matrix<T> read_npy_2d<T>(path)   2-D .npy, '<f4' or '<f8', C order;
-//                                    converted to T (float or double)
+//                                    converted to T (float or double); a
+//                                    finite value that overflows float32
+//                                    is an Error naming its row and column
 //   Matrix<T> read_csv<T>(path)      rows of comma-separated numbers, all rows
 //                                    the same length; blank lines and '#'
 //                                    comments skipped; errors name the line
@@ -44,6 +46,7 @@
 #include "output_file.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -134,6 +137,15 @@ std::int64_t host_available_bytes();
 
 /// "1.07 GB (1073741824 bytes)".
 std::string format_bytes(std::int64_t bytes);
+
+/// The shortest text that reads back as v ("1e+39", "0.1", "-1e-09", "inf",
+/// "nan"): a value from a file as its writer meant it, never "-0.000000".
+std::string number_text(double v);
+
+/// A finite double that float32 cannot hold (it would become inf).
+inline bool overflows_float32(double v) { return std::isfinite(v) && std::isinf(static_cast<float>(v)); }
+/// Throws Error "<where><value as typed> overflows float32 (...)".
+[[noreturn]] void throw_float32_overflow(const std::string& where, const std::string& value);
 
 }  // namespace app
 }  // namespace tdmaps

@@ -445,6 +445,9 @@ Matrix<T> read_npy_2d(const std::string& path) {
         } else {
           double v;
           std::memcpy(&v, buf.data() + e * 8, 8);
+          if (std::is_same<T, float>::value && overflows_float32(v))
+            throw_float32_overflow(path + ": row " + std::to_string((done + e) / cols) + ", column " +
+                                   std::to_string((done + e) % cols) + " (0-based): ", number_text(v));
           m.values[static_cast<std::size_t>(done + e)] = static_cast<T>(v);
         }
       }
@@ -483,6 +486,8 @@ Matrix<T> read_csv(const std::string& path) {
       if (errno == ERANGE && std::isinf(v))
         throw Error(path + ":" + std::to_string(line_no) + ": field " + std::to_string(fields) + " '" + field +
                     "' is out of range");
+      if (std::is_same<T, float>::value && overflows_float32(v))
+        throw_float32_overflow(path + ":" + std::to_string(line_no) + ": field " + std::to_string(fields) + ": ", field);
       m.values.push_back(static_cast<T>(v));
       if (comma == std::string::npos) break;
       pos = comma + 1;

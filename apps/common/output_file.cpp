@@ -88,6 +88,10 @@ void install_signal_cleanup() {
   }
 }
 
+bool register_temporary(const std::string& path) { return register_cleanup(path) >= 0; }
+
+void unregister_temporary(const std::string& path) { unregister_cleanup(path); }
+
 std::int64_t filesystem_free_bytes(const std::string& dir) {
   struct statvfs vfs;
   if (::statvfs(dir.c_str(), &vfs) != 0) throw Error(dir + ": cannot read the filesystem's free space: " + errno_text(errno));

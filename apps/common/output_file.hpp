@@ -34,6 +34,13 @@ using WriteProgress = std::function<void(std::int64_t, std::int64_t)>;
 /// the signal kill the process as it would have.
 void install_signal_cleanup();
 
+/// Adds a named temporary file to those the handlers of
+/// install_signal_cleanup() remove (false: no free slot, or a path too
+/// long); remove it from them with unregister_temporary() once it is named
+/// or removed.
+bool register_temporary(const std::string& path);
+void unregister_temporary(const std::string& path);
+
 /// Bytes free for an unprivileged writer in the filesystem holding `dir`.
 std::int64_t filesystem_free_bytes(const std::string& dir);
 

@@ -1,15 +1,23 @@
-// MPI ranks of the CLIs (ranks.hpp). Without TDMAPS_HAVE_MPI: one rank.
+// MPI ranks of the CLIs (ranks.hpp): launch, collectives, the watchdog and
+// SlabFile. Agreement and the error convention over ranks: ranks_agree.cpp.
+// Without TDMAPS_HAVE_MPI: one rank.
 #include "ranks.hpp"
 
-#include "npy.hpp"
+#include "output_file.hpp"
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <string>
 
 #include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #if defined(TDMAPS_HAVE_MPI)
@@ -18,6 +26,96 @@
 
 namespace tdmaps {
 namespace app {
+
+namespace {
+
+#if defined(TDMAPS_HAVE_MPI)
+/// Whether a launcher started this process as one of several ranks (read
+/// before MPI_Init; a wrong guess costs an idle watchdog, closed at once).
+bool launched_as_several() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS", "MPI_LOCALNRANKS"}) {
+    const char* s = std::getenv(v);
+    if (s != nullptr && std::atol(s) > 1) return true;
+  }
+  return false;
+}
+
+/// The watchdog process: reads records from its socket ('A' path '\0' arms
+/// path, 'D' disarms) and, at end of file (its rank has exited or died,
+/// however), removes the armed path. It leaves the rank's session and
+/// ignores the terminating signals, so mpirun's teardown of the rank (to the
+/// process group, SIGKILL included) does not take it along, and it holds no
+/// descriptor of the rank's (mpirun waits for its output pipes to close).
+[[noreturn]] void watchdog_main(int fd) {
+  ::setsid();
+  ::prctl(PR_SET_NAME, "tdmaps-watchdog", 0, 0, 0);  // what ps shows, instead of the tool's name
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) std::signal(s, SIG_IGN);
+  const int null = ::open("/dev/null", O_RDWR);
+  for (int f = 0; f < 3; ++f) ::dup2(null, f);
+  if (fd != 3) {
+    ::dup2(fd, 3);
+    fd = 3;
+  }
+  bool closed = false;
+#if defined(SYS_close_range)
+  closed = ::syscall(SYS_close_range, 4u, ~0u, 0u) == 0;
+#endif
+  for (int f = 4; !closed && f < 65536; ++f) ::close(f);
+  std::string armed, buf;
+  char chunk[4096];
+  for (;;) {
+    const ssize_t r = ::read(fd, chunk, sizeof chunk);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    buf.append(chunk, static_cast<std::size_t>(r));
+    for (;;) {
+      if (!buf.empty() && buf[0] == 'D') {
+        armed.clear();
+        buf.erase(0, 1);
+      } else if (!buf.empty() && buf[0] == 'A' && buf.find('\0') != std::string::npos) {
+        const std::size_t end = buf.find('\0');
+        armed = buf.substr(1, end - 1);
+        buf.erase(0, end + 1);
+      } else {
+        break;
+      }
+    }
+  }
+  if (!armed.empty()) ::unlink(armed.c_str());
+  ::_exit(0);
+}
+
+/// Forks the watchdog; its socket, or -1 (the run goes on without one).
+int start_watchdog(int& pid) {
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return -1;
+  pid = static_cast<int>(::fork());
+  if (pid == 0) {
+    ::close(sv[0]);
+    watchdog_main(sv[1]);
+  }
+  ::close(sv[1]);
+  if (pid < 0) {
+    ::close(sv[0]);
+    return -1;
+  }
+  return sv[0];
+}
+
+void send_all(int fd, const std::string& record) {
+  const char* p = record.data();
+  std::size_t left = record.size();
+  while (fd >= 0 && left > 0) {
+    const ssize_t w = ::send(fd, p, left, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return;  // no watchdog any more: the signal handlers still clean up
+    p += w;
+    left -= static_cast<std::size_t>(w);
+  }
+}
+#endif
+
+}  // namespace
 
 bool Ranks::available() {
 #if defined(TDMAPS_HAVE_MPI)
@@ -31,6 +129,9 @@ Ranks::Ranks(int& argc, char**& argv) {
 #if defined(TDMAPS_HAVE_MPI)
   int done = 0;
   MPI_Initialized(&done);
+  // Forked before MPI_Init: the child of a process without MPI state or threads.
+  int watchdog_pid = -1;
+  if (!done && launched_as_several()) watchdog_fd_ = start_watchdog(watchdog_pid);
   if (!done) {
     MPI_Init(&argc, &argv);
     initialized_here_ = true;
@@ -41,6 +142,11 @@ Ranks::Ranks(int& argc, char**& argv) {
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
   MPI_Comm_rank(node, &local_rank_);
   MPI_Comm_free(&node);
+  if (size_ == 1 && watchdog_fd_ >= 0) {
+    ::close(watchdog_fd_);  // end of file: the watchdog exits, nothing armed
+    watchdog_fd_ = -1;
+    ::waitpid(static_cast<pid_t>(watchdog_pid), nullptr, 0);
+  }
 #else
   (void)argc;
   (void)argv;
@@ -52,17 +158,42 @@ Ranks::~Ranks() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (initialized_here_ && !finalized) MPI_Finalize();
+  if (watchdog_fd_ >= 0) ::close(watchdog_fd_);
+#endif
+}
+
+void Ranks::arm_watchdog(const std::string& path) const {
+#if defined(TDMAPS_HAVE_MPI)
+  std::string abs = path;
+  if (abs.empty() || abs[0] != '/') {
+    char cwd[8192];
+    if (::getcwd(cwd, sizeof cwd) == nullptr) return;
+    abs = std::string(cwd) + "/" + path;
+  }
+  send_all(watchdog_fd_, "A" + abs + std::string(1, '\0'));
+#else
+  (void)path;
+#endif
+}
+
+void Ranks::disarm_watchdog() const {
+#if defined(TDMAPS_HAVE_MPI)
+  send_all(watchdog_fd_, "D");
 #endif
 }
 
 void Ranks::barrier() const {
 #if defined(TDMAPS_HAVE_MPI)
-  if (size_ > 1) MPI_Barrier(MPI_COMM_WORLD);
+  if (size_ > 1) {
+    agree();
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
 #endif
 }
 
 void Ranks::sum_i64(std::int64_t* values, std::int64_t count) const {
 #if defined(TDMAPS_HAVE_MPI)
+  if (size_ > 1) agree();
   for (std::int64_t at = 0; size_ > 1 && at < count; at += 1 << 26) {
     const int c = static_cast<int>(count - at < (1 << 26) ? count - at : (1 << 26));
     MPI_Allreduce(MPI_IN_PLACE, values + at, c, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
@@ -75,6 +206,7 @@ void Ranks::sum_i64(std::int64_t* values, std::int64_t count) const {
 
 void Ranks::min_u64(std::uint64_t* values, std::int64_t count) const {
 #if defined(TDMAPS_HAVE_MPI)
+  if (size_ > 1) agree();
   for (std::int64_t at = 0; size_ > 1 && at < count; at += 1 << 26) {
     const int c = static_cast<int>(count - at < (1 << 26) ? count - at : (1 << 26));
     MPI_Allreduce(MPI_IN_PLACE, values + at, c, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
@@ -83,6 +215,16 @@ void Ranks::min_u64(std::uint64_t* values, std::int64_t count) const {
   (void)values;
   (void)count;
 #endif
+}
+
+long long Ranks::bcast_i64(long long value) const {
+#if defined(TDMAPS_HAVE_MPI)
+  if (size_ > 1) {
+    agree();
+    MPI_Bcast(&value, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+  }
+#endif
+  return value;
 }
 
 void Ranks::abort(int code) const {
@@ -95,6 +237,7 @@ void Ranks::abort(int code) const {
 bool Ranks::all_ok(bool ok) const {
 #if defined(TDMAPS_HAVE_MPI)
   if (size_ > 1) {
+    agree();
     int mine = ok ? 1 : 0, all = 0;
     MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     return all == 1;
@@ -107,19 +250,21 @@ bool Ranks::all_ok(bool ok) const {
 
 SlabFile::SlabFile(const Ranks& ranks, const std::string& path, std::int64_t bytes) : ranks_(ranks), path_(path) {
   // One temporary name for all ranks: rank 0's pid.
-  long long pid = static_cast<long long>(::getpid());
-#if defined(TDMAPS_HAVE_MPI)
-  if (ranks.size() > 1) MPI_Bcast(&pid, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
-#endif
-  temp_ = path + ".tmp." + std::to_string(pid);
-  bool ok = true;
-  std::string why;
+  temp_ = path + ".tmp." + std::to_string(ranks.bcast_i64(static_cast<long long>(::getpid())));
+  // Every rank removes it if it dies (each may be the one interrupted, and
+  // on another node than rank 0): named for cleanup before it exists.
+  install_signal_cleanup();
+  const bool registered = register_temporary(temp_);
+  ranks.arm_watchdog(temp_);
+  bool ok = registered;
+  std::string why = registered ? std::string() : "path too long for a temporary file name";
 #if defined(TDMAPS_HAVE_MPI)
   MPI_File fh;
-  const int rc = MPI_File_open(MPI_COMM_WORLD, temp_.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+  const int rc = ok ? MPI_File_open(MPI_COMM_WORLD, temp_.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh)
+                    : MPI_ERR_OTHER;
   if (rc != MPI_SUCCESS) {
     ok = false;
-    why = "MPI_File_open failed";
+    if (why.empty()) why = "MPI_File_open failed";
   } else {
     handle_ = new MPI_File(fh);
     if (MPI_File_set_size(fh, static_cast<MPI_Offset>(bytes)) != MPI_SUCCESS) {  // collective
@@ -128,10 +273,10 @@ SlabFile::SlabFile(const Ranks& ranks, const std::string& path, std::int64_t byt
     }
   }
 #else
-  const int fd = ::open(temp_.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
+  const int fd = ok ? ::open(temp_.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644) : -1;
   if (fd < 0) {
     ok = false;
-    why = std::strerror(errno);
+    if (why.empty()) why = std::strerror(errno);
   } else {
     handle_ = new int(fd);
     if (::ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
@@ -142,7 +287,7 @@ SlabFile::SlabFile(const Ranks& ranks, const std::string& path, std::int64_t byt
 #endif
   if (!ranks.all_ok(ok)) {
     discard();
-    throw Error(path + ": cannot create the output" + (why.empty() ? std::string() : ": " + why));
+    throw AllRanksError(path + ": cannot create the output" + (why.empty() ? std::string() : ": " + why));
   }
 }
 
@@ -186,20 +331,25 @@ void SlabFile::commit() {
 #endif
   if (!ranks_.all_ok(ok)) {
     discard();
-    throw Error(path_ + ": writing the output failed on at least one rank; nothing was written under that name");
+    throw AllRanksError(path_ + ": writing the output failed on at least one rank; nothing was written under that name");
   }
+  // The rename only after every rank has written: the final name is never a partial file.
   bool renamed = true;
   if (ranks_.root()) renamed = std::rename(temp_.c_str(), path_.c_str()) == 0;
   if (!ranks_.all_ok(renamed)) {
     discard();
-    throw Error(path_ + ": cannot give the output its name");
+    throw AllRanksError(path_ + ": cannot give the output its name");
   }
+  unregister_temporary(temp_);
+  ranks_.disarm_watchdog();
   done_ = true;
 }
 
 void SlabFile::discard() noexcept {
 #if defined(TDMAPS_HAVE_MPI)
-  if (handle_) {
+  // Closing is collective: a rank unwinding an exception alone would wait
+  // there for the others (Ranks::run aborts it instead, the file unclosed).
+  if (handle_ && std::uncaught_exceptions() == 0) {
     MPI_File_close(static_cast<MPI_File*>(handle_));
     delete static_cast<MPI_File*>(handle_);
     handle_ = nullptr;
@@ -211,7 +361,10 @@ void SlabFile::discard() noexcept {
     handle_ = nullptr;
   }
 #endif
-  if (ranks_.root()) std::remove(temp_.c_str());
+  // Every rank: on an exception one rank may unwind alone (then MPI_Abort).
+  ::unlink(temp_.c_str());
+  unregister_temporary(temp_);
+  ranks_.disarm_watchdog();
 }
 
 SlabFile::~SlabFile() {

@@ -8,9 +8,15 @@ Usage: test_cli_conventions.py PATH/TO/tdmaps-edm PATH/TO/tdmaps-collide [PATH/T
   output and no temporary file, through the unnamed-file path (O_TMPFILE) and
   the named-temporary fallback (TDMAPS_NO_O_TMPFILE=1); the process dies of
   the signal.
-- JSON: every line parses, one schema for all tools (the same common keys,
-  null for absent values, numbers as numbers), strings escaped (a tab in a
-  file name).
+- JSON: every line parses, one schema for all tools and modes
+  (report_schema.json: the same common keys, null for absent values,
+  numbers as numbers, one rate key, warnings in an array), strings escaped
+  (a tab in a file name).
+- No output ever replaces an input: every tool and mode refuses an --output
+  that is the --input file (the same path, another path to it, a symlink, a
+  hard link) before any work, leaving the input as it was.
+- Values in messages as typed (--rmax -1e-9, not -0.000000; 1e+39 in a file
+  overflows float32, not "inf").
 - Errors: "tdmaps-<tool>: error: ..." and exit 2 for usage errors, 1 for
   runtime failures, with the value the user typed; sizes too large for
   memory refused within seconds; --version and the program name in --help.
@@ -36,8 +42,7 @@ from clitest import check, env_with, run  # noqa: E402
 
 EDM = COLLIDE = TRIPLETS = None
 
-COMMON_KEYS = {"tool", "version", "input", "seed", "n", "d", "precision", "map", "block", "kernel", "backend",
-               "concurrency", "repeat", "ms", "ms_min", "ms_warmup", "ms_write", "ms_total", "output"}
+COMMON_KEYS = set(clitest.SCHEMA["required"])
 
 
 def default_signals():
@@ -105,7 +110,7 @@ def check_schema(label, j, tool):
     check(j.get("tool") == tool, f"{label}: tool {j.get('tool')!r}")
     for k in ("n", "d", "block", "repeat", "concurrency"):
         check(isinstance(j.get(k), int) and not isinstance(j.get(k), bool), f"{label}: {k} = {j.get(k)!r} not an int")
-    for k in ("ms", "ms_min", "ms_total"):
+    for k in ("ms_mean", "ms_min", "ms_total"):
         check(isinstance(j.get(k), (int, float)) and j[k] >= 0, f"{label}: {k} = {j.get(k)!r} not a number")
     check(j.get("ms_warmup") is None or isinstance(j["ms_warmup"], (int, float)), f"{label}: ms_warmup")
     check(j.get("ms_write") is None if j.get("output") is None else isinstance(j.get("ms_write"), (int, float)),
@@ -135,6 +140,80 @@ def pty_run(exe, args, extra):
     p.wait(timeout=120)
     os.close(master)
     return p.returncode, b"".join(chunks).decode(errors="replace")
+
+
+def same_file_refused(tmp):
+    """Every tool and mode refuses to write its output over its input, under any name of the input."""
+    rng = np.random.default_rng(26)
+    pts, sph, par = (os.path.join(tmp, f) for f in ("pts.npy", "sph.npy", "par.npy"))
+    np.save(pts, rng.random((60, 3)))
+    np.save(sph, np.hstack([rng.random((60, 3)), np.full((60, 1), 0.05)]).astype(np.float32))
+    np.save(par, rng.random((30, 3)) * 4)
+    os.mkdir(os.path.join(tmp, "sub"))
+    modes = [(EDM, pts, []), (EDM, pts, ["--layout", "packed", "--max-device-memory", "16K"]),
+             (EDM, pts, ["--reduce", "hist", "--rmax", 1]), (EDM, pts, ["--reduce", "nn"])]
+    modes += [(COLLIDE, sph, ["--result", r]) for r in ("flags", "rowflags", "tileflags", "pairs", "intflags")]
+    if TRIPLETS:
+        modes += [(TRIPLETS, par, []), (TRIPLETS, par, ["--kernel", "dummy3"])]
+    for exe, inp, extra in modes:
+        base = os.path.basename(inp)
+        before = open(inp, "rb").read()
+        link, hard = os.path.join(tmp, "link_" + base), os.path.join(tmp, "hard_" + base)
+        for p in (link, hard):
+            if os.path.lexists(p):
+                os.remove(p)
+        os.symlink(inp, link)
+        os.link(inp, hard)
+        # The same path, a path through "..", a relative one, a symlink and a hard link to the input.
+        for out in (inp, os.path.join(tmp, "sub", "..", base), os.path.relpath(inp), link, hard):
+            label = f"{os.path.basename(exe)} {' '.join(map(str, extra))} --input {base} --output {out}"
+            t0 = time.monotonic()
+            rc, _, err = run(exe, ["--input", inp, "--output", out] + extra)
+            check(rc == 2 and "would overwrite" in err and err.startswith(os.path.basename(exe) + ": error: "),
+                  f"{label}: rc {rc} {err.strip()!r}")
+            check(time.monotonic() - t0 < 5, f"{label}: slow to refuse")
+            check(open(inp, "rb").read() == before and os.path.islink(link), f"{label}: the input changed")
+        # Two outputs of one run that are one file (neither exists yet).
+    for exe in (COLLIDE,) + ((TRIPLETS,) if TRIPLETS else ()):
+        args = ["--random", 20, "--save-input", os.path.join(tmp, "s.npy"), "--output",
+                os.path.join(tmp, "sub", "..", "s.npy")] + (["--result", "flags"] if exe == COLLIDE else [])
+        rc, _, err = run(exe, args)
+        check(rc == 2 and "would overwrite" in err and not os.path.exists(os.path.join(tmp, "s.npy")),
+              f"{os.path.basename(exe)} --save-input and --output one new file: rc {rc} {err.strip()!r}")
+
+
+def values_as_typed(tmp):
+    """Messages name values as the user typed them and say what is really wrong."""
+    huge64 = os.path.join(tmp, "huge.npy")
+    np.save(huge64, np.array([[0.0, 0, 0], [1e39, 0, 0], [1, 1, 1]]))
+    huge_csv = os.path.join(tmp, "huge.csv")
+    with open(huge_csv, "w") as f:
+        f.write("0,0,0\n1e39,0,0\n1,1,1\n")
+    spheres = os.path.join(tmp, "sph.npy")
+    np.save(spheres, np.array([[0, 0, 0, 0.1], [1e39, 0, 0, 0.2]]))
+    cases = [
+        (EDM, ["--random", 10, "--reduce", "hist", "--rmax", "-1e-9"], 2, ["--rmax -1e-9", "> 0"], ["-0.0"]),
+        (EDM, ["--random", 10, "--reduce", "hist", "--rmax", "1e-400"], 2, ["--rmax 1e-400"], []),
+        (EDM, ["--random", 10, "--reduce", "count", "--radius", "0.2x"], 2, ["--radius 0.2x"], []),
+        (EDM, ["--random", 10, "--reduce", "hist", "--rmax", 1, "--output", os.path.join(tmp, "nodir", "h.npy")], 1,
+         ["does not exist"], ["free space"]),
+        (EDM, ["--random", 10, "--reduce", "nn", "--map", "utm"], 2, ["--map utm", "thread-space", "count"],
+         ["element kernel"]),
+        (EDM, ["--input", huge64, "--precision", "fp32"], 1, ["1e+39", "overflows float32", "row 1"], [" inf"]),
+        (EDM, ["--input", huge_csv, "--precision", "fp32"], 1, ["1e39", "overflows float32"], [" inf"]),
+        (EDM, ["--input", huge64, "--reduce", "nn", "--precision", "fp32"], 1, ["1e+39", "overflows float32"], []),
+        (COLLIDE, ["--input", spheres], 1, ["row 1", "x = 1e+39", "overflows float32"], ["is inf"]),
+        (COLLIDE, ["--random", 10, "--rmin", "1e-9", "--rmax", "2"], 2, ["--rmax 2"], []),
+    ]
+    for exe, args, status, words, never in cases:
+        tool = os.path.basename(exe)
+        label = f"{tool} {' '.join(map(str, args))}"
+        rc, out, err = run(exe, args)
+        check(rc == status and err.startswith(f"{tool}: error: "), f"{label}: exit {rc}: {err.strip()!r}")
+        check(all(w in err for w in words) and not any(w in err for w in never), f"{label}: {err.strip()!r}")
+    # edm at fp64 reads the same file as it is.
+    rc, out, err = run(EDM, ["--input", huge64, "--json"])
+    check(rc == 0, f"edm fp64 1e39: rc {rc} {err}")
 
 
 def main():
@@ -171,6 +250,11 @@ def main():
             os.remove(out)
 
     with tempfile.TemporaryDirectory() as tmp:
+        same_file_refused(tmp)
+    with tempfile.TemporaryDirectory() as tmp:
+        values_as_typed(tmp)
+
+    with tempfile.TemporaryDirectory() as tmp:
         # ---- JSON: one schema, parsed
         tab = os.path.join(tmp, "a\tb.npy")
         quote = os.path.join(tmp, 'q"\\x.npy')
@@ -185,6 +269,11 @@ def main():
             runs += [(TRIPLETS, "tdmaps-triplets", ["--random", 100, "--json"]),
                      (TRIPLETS, "tdmaps-triplets", ["--random", 100, "--json", "--output", quote, "--precision", "fp32"]),
                      (TRIPLETS, "tdmaps-triplets", ["--random", 60, "--json", "--kernel", "dummy3", "--output", tab])]
+        runs += [(EDM, "tdmaps-edm", ["--random", 300, "--json", "--layout", "packed", "--max-device-memory", "64K"]),
+                 (EDM, "tdmaps-edm", ["--random", 200, "--json", "--reduce", "hist", "--rmax", 1]),
+                 (EDM, "tdmaps-edm", ["--random", 200, "--json", "--reduce", "nn", "--output", tab]),
+                 (EDM, "tdmaps-edm", ["--random", 200, "--json", "--reduce", "count", "--radius", 0.2]),
+                 (COLLIDE, "tdmaps-collide", ["--random", 300, "--json", "--result", "tileflags", "--output", quote])]
         for exe, tool, args in runs:
             label = f"{tool} {' '.join(map(str, args))}"
             rc, out, err = run(exe, args)

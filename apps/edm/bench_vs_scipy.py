@@ -71,7 +71,7 @@ def main():
             sys.exit("tdmaps-edm failed: " + " ".join(cmd))
         r = json.loads(p.stdout.strip().splitlines()[-1])
         tdmaps_best = r["ms_min"] * 1e-3
-        tdmaps_mean = r["ms"] * 1e-3
+        tdmaps_mean = r["ms_mean"] * 1e-3
 
         maxdiff = None
         if not a.no_check:

@@ -11,6 +11,7 @@
 #include "cli_reduce.hpp"
 #include "common/cli.hpp"
 #include "common/npy.hpp"
+#include "common/ranks.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -49,6 +50,7 @@ struct Options {
   bool reject_nonfinite = false;
   tdmaps::LaunchHints hints;  // --team-threads, --blocks-per-team
   tdmaps::edm_cli::ReduceOptions reduce;  // --reduce, --bins, --rmax, --radius
+  std::string rmax_text, radius_text;     // parsed strictly (app::parse_double), reported as typed
   std::string max_device_memory;          // bytes, or with a K / M / G / T suffix (powers of 1024)
   index_t budget = -1;                     // parsed --max-device-memory, -1: what is free
   bool kernel_given = false;
@@ -107,6 +109,26 @@ index_t parse_bytes(const std::string& opt, const std::string& text) {
 
 std::string bytes_text(index_t b) {
   return b == std::numeric_limits<index_t>::max() ? std::string("more than 2^63 bytes") : app::format_bytes(b);
+}
+
+/// The JSON keys every mode shares (apps/common/cli.hpp's report_json);
+/// the caller sets the times, the output and the mode's own keys.
+inline app::ReportHeader report_header(const Options& o, const app::Ranks& ranks, index_t n, index_t d,
+                                       const std::string& precision, const std::string& kernel, index_t elements) {
+  app::ReportHeader h;
+  h.input = o.input;
+  h.seed = o.seed;
+  h.n = n;
+  h.d = d;
+  h.precision = precision;
+  h.map = o.map.label();
+  h.block = o.block;
+  h.kernel = kernel;
+  h.backend = ExecSpace::name();
+  h.concurrency = ExecSpace().concurrency();
+  h.ranks = ranks.size();
+  h.elements = elements;
+  return h;
 }
 
 template <class Real>

@@ -31,6 +31,34 @@
 namespace tdmaps {
 namespace edm_cli {
 
+/// What MPI ranks must agree on before any work (common/ranks.hpp): every
+/// option that changes the result or the ranks' collectives, and the input.
+/// The same names in every mode, so a mode that differs is named as such.
+inline app::RunFacts run_facts(const Options& o, const std::string& precision, index_t n, index_t d) {
+  const auto& r = o.reduce;
+  const bool matrix = r.what.empty();
+  const std::string unused = "not used";
+  app::RunFacts f;
+  f.add("--reduce", matrix ? std::string("not given") : r.what);
+  if (r.what == "hist") f.add("--bins", r.bins).add_real("--rmax", r.rmax);
+  else f.add("--bins", unused).add("--rmax", unused);
+  if (r.what == "count") f.add_real("--radius", r.radius);
+  else f.add("--radius", unused);
+  f.add("--layout", matrix ? o.layout : unused).add("--symmetric", o.symmetric ? "yes" : "no");
+  f.add("--kernel", matrix ? o.kernel : unused).add("--map", o.map.label()).add("--block", o.block);
+  f.add("--precision", precision).add("--repeat", o.repeat).add("--reject-nonfinite", o.reject_nonfinite ? "yes" : "no");
+  const std::string& output = matrix ? o.output : r.output;
+  f.add("--output", output.empty() ? std::string("not given") : output);
+  f.add("n", n).add("d", d);
+  if (o.input.empty()) {
+    f.add("input dtype", "random").add("--seed", std::to_string(o.seed)).add("input checksum", "none (--random)");
+  } else {
+    f.add("input dtype", app::is_npy_path(o.input) ? app::read_npy_header(o.input).descr : std::string("csv"));
+    f.add("--seed", unused).add_file("input checksum", o.input);
+  }
+  return f;
+}
+
 /// The packed or condensed output in chunks (cli_stream.hpp), to --output
 /// (one file; with MPI ranks each writes its slab) or to host memory.
 template <class Real>
@@ -49,8 +77,10 @@ Timing stream_matrix(const Options& o, const app::Ranks& ranks, StreamPlan& plan
     throw app::UsageError("--repeat applies to outputs that fit device memory; " + plan.what +
                           " is streamed in chunks, once");
   if (o.map.map != "lambda" && o.map.map != "bb")
-    throw app::UsageError(plan.what + " is streamed in chunks of block rows, which --map lambda and bb have; --map " +
-                          o.map.map + " does not");
+    throw app::UsageError(ranks.size() > 1 ? "MPI ranks write slabs of the " + o.layout + " output in chunks of block "
+                                             "rows, which --map lambda and bb have; --map " + o.map.map + " does not"
+                                           : plan.what + " is streamed in chunks of block rows, which --map lambda "
+                                             "and bb have; --map " + o.map.map + " does not");
   // This rank's slab: equal element counts.
   const index_t q = plan.elements / ranks.size(), r = plan.elements % ranks.size();
   plan.e0 = q * ranks.rank() + std::min<index_t>(ranks.rank(), r);
@@ -73,6 +103,7 @@ Timing stream_matrix(const Options& o, const app::Ranks& ranks, StreamPlan& plan
                      (plan.output.empty() ? "; give --output FILE.npy" : ""));
 
   auto x = load_points<Real>(o, plan.n, plan.d, pts, source);
+  ranks.agree();  // every check above passed on every rank; no work before
   Kokkos::View<const Real**, Kokkos::LayoutRight, MemSpace> cx = x;
   const std::vector<std::int64_t> shape{plan.elements};
   const std::string head = plan.output.empty() ? std::string() : app::npy_header<Real>(shape);
@@ -143,30 +174,19 @@ int report_stream(const Options& o, const app::Ranks& ranks, const StreamPlan& p
   const index_t rb = precision == "fp32" ? 4 : 8;
   const double gbps = app::gb_per_s(static_cast<double>(plan.elements * rb), t.ms_mean * 1e-3);
   if (o.json) {
-    nlohmann::json j;
-    j["tool"] = app::program_name();
-    j["version"] = app::version();
-    j["input"] = app::string_or_null(o.input);
-    j["seed"] = o.input.empty() ? nlohmann::json(o.seed) : nlohmann::json(nullptr);
-    j["n"] = plan.n;
-    j["d"] = plan.d;
-    j["precision"] = precision;
-    j["map"] = o.map.label();
-    j["block"] = o.block;
-    j["kernel"] = "element";
+    app::ReportHeader h = report_header(o, ranks, plan.n, plan.d, precision, "element", plan.elements);
+    h.ms_mean = h.ms_min = t.ms_mean;
+    h.ms_total = 1e3 * total_timer.seconds();
+    h.output = o.output;
+    nlohmann::json j = app::report_json(h);
+    j["mode"] = "stream";
     j["layout"] = o.layout;
-    j["backend"] = ExecSpace::name();
-    j["ranks"] = ranks.size();
-    j["streamed"] = true;
     j["chunks"] = plan.chunks;
     j["chunk_bytes"] = plan.chunk * rb;
     j["bytes"] = plan.elements * rb;
-    j["ms"] = t.ms_mean;
-    j["ms_total"] = 1e3 * total_timer.seconds();
     j["gbps"] = gbps;
     j["d2h_gbps"] = plan.d2h_gbps > 0 ? nlohmann::json(plan.d2h_gbps) : nlohmann::json(nullptr);
     j["d2h_cold_gbps"] = plan.d2h_cold_gbps > 0 ? nlohmann::json(plan.d2h_cold_gbps) : nlohmann::json(nullptr);
-    j["output"] = app::string_or_null(o.output);
     app::print_json_line(j);
   } else {
     std::printf("tdmaps-edm: n = %lld, d = %lld, %s, map %s (block %d), element kernel, %s layout, %s, %d rank(s)\n",
@@ -217,26 +237,29 @@ int run_reduce_mode(const Options& o, const app::Ranks& ranks, const std::vector
       r.what != "count");
 
   const index_t pairs = n * (n - 1) / 2;
+  double ms_write = -1;
   if (ranks.root() && !r.output.empty()) {
+    app::Timer write_timer;
     if (r.what == "hist") app::write_npy(r.output, res.hist.data(), {static_cast<std::int64_t>(r.bins)});
     else if (r.what == "nn") app::write_npy(r.output, res.nn.data(), {n, 2});
+    ms_write = 1e3 * write_timer.seconds();
   }
   if (!ranks.root()) return 0;
   const double rate = res.ms_min > 0 ? static_cast<double>(pairs) / (res.ms_min * 1e-3) : 0.0;
   if (o.json) {
-    nlohmann::json j;
-    j["tool"] = app::program_name();
-    j["version"] = app::version();
-    j["input"] = app::string_or_null(o.input);
-    j["seed"] = o.input.empty() ? nlohmann::json(o.seed) : nlohmann::json(nullptr);
-    j["n"] = n;
-    j["d"] = d;
-    j["precision"] = precision;
-    j["map"] = o.map.label();
-    j["block"] = o.block;
+    // No matrix kernel: the reductions pick their own.
+    app::ReportHeader h = report_header(o, ranks, n, d, precision, "", pairs);
+    h.repeat = r.repeat;
+    h.ms_mean = res.ms_mean;
+    h.ms_min = res.ms_min;
+    h.ms_warmup = res.ms_warmup;
+    h.ms_write = ms_write;
+    h.ms_total = 1e3 * total_timer.seconds();
+    h.output = r.output;
+    nlohmann::json j = app::report_json(h);
+    j["mode"] = "reduce";
     j["reduce"] = r.what;
-    j["ranks"] = ranks.size();
-    j["pairs"] = pairs;
+    j["ms_combine"] = res.ms_combine;
     if (r.what == "hist") {
       j["bins"] = r.bins;
       j["rmax"] = r.rmax;
@@ -248,22 +271,14 @@ int run_reduce_mode(const Options& o, const app::Ranks& ranks, const std::vector
       j["radius"] = r.radius;
       j["count"] = res.count;
     }
-    j["backend"] = ExecSpace::name();
-    j["repeat"] = r.repeat;
-    j["ms"] = res.ms_mean;
-    j["ms_min"] = res.ms_min;
-    j["ms_warmup"] = res.ms_warmup;
-    j["ms_total"] = 1e3 * total_timer.seconds();
-    j["pairs_per_s"] = rate;
-    j["output"] = app::string_or_null(r.output);
     app::print_json_line(j);
   } else {
     std::printf("tdmaps-edm: --reduce %s, n = %lld, d = %lld, %s, map %s (block %d), %s, %d rank(s)\n", r.what.c_str(),
                 static_cast<long long>(n), static_cast<long long>(d), precision.c_str(), o.map.label().c_str(), o.block,
                 ExecSpace::name(), ranks.size());
     if (r.what == "count")
-      std::printf("  count   %lld of %lld pairs closer than %g\n", static_cast<long long>(res.count),
-                  static_cast<long long>(pairs), r.radius);
+      std::printf("  count   %lld of %lld pairs closer than %s\n", static_cast<long long>(res.count),
+                  static_cast<long long>(pairs), app::number_text(r.radius).c_str());
     std::printf("  compute %.3f ms mean, %.3f ms best over %d repetition(s); %.3g pairs/s\n", res.ms_mean, res.ms_min,
                 r.repeat, rate);
     if (!r.output.empty()) std::printf("  output  %s\n", r.output.c_str());

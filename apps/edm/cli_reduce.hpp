@@ -41,6 +41,7 @@ struct ReduceResult {
   std::vector<double> nn;  // (n, 2): index, distance
   index_t count = 0;
   double ms_mean = 0, ms_min = 0, ms_warmup = 0;
+  double ms_combine = 0;  // the results of the ranks met (copies and all-reductions)
 };
 
 template <class ExecSpace, class Map, class Real>
@@ -57,8 +58,10 @@ ReduceResult run_reduce(const Map& map, const Kokkos::View<const Real**, Kokkos:
   } else {
     if (ranks.size() > 1)
       throw app::UsageError(std::string("--map ") + Map::name +
-                            ": MPI ranks split the league into omega ranges, which need --map lambda or bb");
+                            ": MPI ranks split the pairs into omega ranges of one launch, which --map lambda, bb and "
+                            "rb have (rec and hadouken launch several times, utm has no blocks)");
   }
+  ranks.agree();  // every check passed on every rank; no work before
   Kokkos::View<std::int64_t*, mem> hist;
   Kokkos::View<edm::NearestKey*, mem> keys, second;
   if (o.what == "hist") hist = Kokkos::View<std::int64_t*, mem>("tdmaps::edm::hist", static_cast<std::size_t>(o.bins));
@@ -139,6 +142,7 @@ ReduceResult run_reduce(const Map& map, const Kokkos::View<const Real**, Kokkos:
   res.ms_min = 1e3 * best;
 
   // Finish: one MPI reduction (a no-op with one rank), results on every rank.
+  app::Timer combine;
   if (o.what == "hist") {
     res.hist.resize(static_cast<std::size_t>(o.bins));
     Kokkos::deep_copy(Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(res.hist.data(),
@@ -182,6 +186,7 @@ ReduceResult run_reduce(const Map& map, const Kokkos::View<const Real**, Kokkos:
       res.nn[2 * i + 1] = dist;
     }
   }
+  res.ms_combine = 1e3 * combine.seconds();
   return res;
 }
 

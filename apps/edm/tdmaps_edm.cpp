@@ -14,6 +14,7 @@
 #include "common/npy.hpp"
 #include "common/output_file.hpp"
 #include "common/progress.hpp"
+#include "common/rank_device.hpp"
 #include "common/ranks.hpp"
 
 #include <CLI/CLI.hpp>
@@ -31,6 +32,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -122,6 +124,7 @@ int run(const Options& o, const app::Ranks& ranks, const std::vector<std::string
     throw app::Error(source + ": n = " + std::to_string(n) + " points exceed the largest supported side " +
                      std::to_string(tdmaps::max_side));
   if (d > (index_t(1) << 20)) throw app::Error(source + ": d = " + std::to_string(d) + " dimensions exceed 2^20");
+  if (ranks.size() > 1) ranks.set_run_facts(run_facts(o, precision, n, d));
   if (!o.reduce.what.empty())
     return run_reduce_mode<Real>(o, ranks, kokkos_options, argv0, n, d, pts, source, precision, total_timer);
   if (o.symmetric && layout != edm::Layout::full) throw app::UsageError("--symmetric applies to --layout full only");
@@ -239,31 +242,21 @@ int run(const Options& o, const app::Ranks& ranks, const std::vector<std::string
   const double gbps_best = app::gb_per_s(static_cast<double>(out_bytes), res.ms_min * 1e-3);
   const double ms_total = 1e3 * total_timer.seconds();
   if (o.json) {
-    nlohmann::json j;
-    j["tool"] = app::program_name();
-    j["version"] = app::version();
-    j["input"] = app::string_or_null(o.input);
-    j["seed"] = o.input.empty() ? nlohmann::json(o.seed) : nlohmann::json(nullptr);
-    j["n"] = n;
-    j["d"] = d;
-    j["precision"] = precision;
-    j["map"] = o.map.label();
-    j["block"] = rho;
-    j["kernel"] = edm::kernel_name(resolved);
+    app::ReportHeader h = report_header(o, ranks, n, d, precision, edm::kernel_name(resolved), elements);
+    h.repeat = o.repeat;
+    h.ms_mean = res.ms_mean;
+    h.ms_min = res.ms_min;
+    h.ms_warmup = res.ms_warmup;
+    h.ms_write = res.ms_write;
+    h.ms_total = ms_total;
+    h.output = o.output;
+    nlohmann::json j = app::report_json(h);
+    j["mode"] = "matrix";
     j["layout"] = o.layout;
     j["symmetric"] = o.symmetric;
-    j["backend"] = ExecSpace::name();
-    j["concurrency"] = ExecSpace().concurrency();
-    j["repeat"] = o.repeat;
     j["bytes"] = out_bytes;
-    j["ms"] = res.ms_mean;
-    j["ms_min"] = res.ms_min;
-    j["ms_warmup"] = res.ms_warmup;
-    j["ms_write"] = res.ms_write >= 0 ? nlohmann::json(res.ms_write) : nlohmann::json(nullptr);
-    j["ms_total"] = ms_total;
     j["gbps"] = gbps;
     j["gbps_best"] = gbps_best;
-    j["output"] = app::string_or_null(o.output);
     app::print_json_line(j);
   } else {
     std::printf("tdmaps-edm: n = %lld, d = %lld, %s, map %s (block %d), %s kernel, %s layout%s, %s, %d thread(s)\n",
@@ -294,7 +287,7 @@ const char* examples =
     "Kernels: every kernel is exact to the rounding of the direct formula sqrt(sum_k (x_ik - x_jk)^2) in the\n"
     "chosen precision. gemm forms |x|^2 + |y|^2 - 2 x.y from centred points in fp64 and recomputes directly\n"
     "every pair whose value is within the fp64 cancellation bound of losing that accuracy (duplicates, close\n"
-    "pairs of far points), so it is never less exact than the element kernel; auto picks it only where it is faster.\n"
+    "pairs of far points), so it is never less exact than the element kernel; auto never picks it (not bit for bit the direct sum): ask with --kernel gemm.\n"
     "\n"
     "Exit status: 0 on success, 2 on a usage error (options and their values), 1 on a runtime failure (input, memory, disk).\n"
     "Progress of runs longer than ~2 s goes to stderr (a bar on a terminal, a line every 10 s otherwise);\n"
@@ -334,7 +327,7 @@ int edm_main(int argc, char* argv[], const app::Ranks& ranks) {
       ->check(CLI::IsMember(tdmaps::form_names()));
   cli.add_option("--block", o.block, "block side rho")->capture_default_str()->check(CLI::IsMember({8, 16, 32}));
   cli.add_option("--kernel", o.kernel,
-                 "auto (the fastest exact kernel for the map, d and backend) | element | tile | gemm (Kokkos Kernels, "
+                 "auto (tile where it fits, else element: SciPy's pdist bit for bit on host) | element | tile | gemm (Kokkos Kernels, "
                  "guarded: see below) | linear (packed / condensed in memory order)")
       ->capture_default_str()
       ->check(CLI::IsMember({"element", "tile", "gemm", "linear", "auto"}));
@@ -353,8 +346,8 @@ int edm_main(int argc, char* argv[], const app::Ranks& ranks) {
                      ->check(CLI::IsMember({"hist", "nn", "count"}));
   auto* bins = cli.add_option("--bins", o.reduce.bins, "--reduce hist: number of bins B (default 64)")
                    ->check(CLI::Range(1, 1 << 24));
-  auto* rmax = cli.add_option("--rmax", o.reduce.rmax, "--reduce hist: bin b holds distances in [b R / B, (b + 1) R / B)");
-  auto* radius = cli.add_option("--radius", o.reduce.radius, "--reduce count: count the pairs closer than R");
+  auto* rmax = cli.add_option("--rmax", o.rmax_text, "--reduce hist: np.histogram's bins over [0, R): edges np.linspace(0, R, B + 1), a distance on an edge in the bin it starts");
+  auto* radius = cli.add_option("--radius", o.radius_text, "--reduce count: count the pairs closer than R");
   cli.add_option("--max-device-memory", o.max_device_memory,
                  "device memory the matrix may use, bytes or with a K, M, G, T suffix (default: what is free); a larger "
                  "packed or condensed output is computed in chunks and streamed to --output or host memory");
@@ -367,13 +360,18 @@ int edm_main(int argc, char* argv[], const app::Ranks& ranks) {
         throw app::UsageError(std::string(opt) + " applies to the distance matrix, not to --reduce " + o.reduce.what);
     if (o.reduce.what == "hist" && rmax->count() == 0) throw app::UsageError("--reduce hist needs --rmax R");
     if (o.reduce.what == "count" && radius->count() == 0) throw app::UsageError("--reduce count needs --radius R");
-    if (o.reduce.what == "hist" && !(o.reduce.rmax > 0 && std::isfinite(o.reduce.rmax)))
-      throw app::UsageError("--rmax " + std::to_string(o.reduce.rmax) + ": need a finite value > 0");
-    if (o.reduce.what == "count" && std::isnan(o.reduce.radius)) throw app::UsageError("--radius: NaN");
+    if (o.reduce.what == "hist")
+      o.reduce.rmax = app::parse_double("--rmax", o.rmax_text, std::numeric_limits<double>::denorm_min(),
+                                        std::numeric_limits<double>::max(), "need a finite value > 0");
+    if (o.reduce.what == "count")
+      o.reduce.radius = app::parse_double("--radius", o.radius_text, -std::numeric_limits<double>::infinity(),
+                                          std::numeric_limits<double>::infinity(), "need a number (inf: every pair)");
     if (o.reduce.what == "count" && !o.output.empty())
       throw app::UsageError("--reduce count prints its result (and --json has it); --output takes hist or nn");
-    o.reduce.output = o.output;
-    o.output.clear();
+    // A thread-space map has no blocks to stage for the tile reductions; count takes any map.
+    if (o.reduce.what != "count" && tdmaps::canonical_map_name(o.map.map) == "utm")
+      throw app::UsageError("--reduce " + o.reduce.what + " runs on the block-space maps (bb, hadouken, lambda, rb, "
+                            "rec); --map utm is a thread-space map (--reduce count takes it)");
     o.reduce.repeat = o.repeat;
     o.reduce.hints = o.hints;
   }
@@ -393,6 +391,8 @@ int edm_main(int argc, char* argv[], const app::Ranks& ranks) {
     app::check_not_same_file("--output", o.output, "--input", o.input);
     app::check_output_path(o.output);
   }
+  if (reduce->count() > 0) std::swap(o.reduce.output, o.output);  // checked above like any output: the reduction's
+  app::configure_warnings(o.json, o.quiet);
   if (o.symmetric && o.layout != "full") throw app::UsageError("--symmetric applies to --layout full only");
 
   // Precision: explicit, else the file's dtype.
@@ -402,18 +402,7 @@ int edm_main(int argc, char* argv[], const app::Ranks& ranks) {
     if (!o.input.empty() && app::is_npy_path(o.input) && app::read_npy_header(o.input).descr == "<f4")
       precision = "fp32";
   }
-  // One GPU per rank: the node-local rank's, unless the user picked one.
-  std::vector<std::string> kokkos = args.kokkos;
-  if (ranks.size() > 1 && !std::is_same<MemSpace, Kokkos::HostSpace>::value &&
-      std::none_of(kokkos.begin(), kokkos.end(),
-                   [](const std::string& a) { return a.rfind("--kokkos-device-id", 0) == 0 || a.rfind("--kokkos-num-devices", 0) == 0; }))
-  {
-#if defined(KOKKOS_ENABLE_CUDA)
-    int count = 0;
-    if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0)
-      kokkos.push_back("--kokkos-device-id=" + std::to_string(ranks.local_rank() % count));
-#endif
-  }
+  const std::vector<std::string> kokkos = app::rank_device_args(ranks, args.kokkos);
   return precision == "fp32" ? run<float>(o, ranks, kokkos, argv[0]) : run<double>(o, ranks, kokkos, argv[0]);
 }
 
@@ -421,7 +410,6 @@ int edm_main(int argc, char* argv[], const app::Ranks& ranks) {
 
 int main(int argc, char* argv[]) {
   app::Ranks ranks(argc, argv);  // MPI_Init under mpirun, before Kokkos
-  const int rc = app::run_main([&] { return edm_main(argc, argv, ranks); });
-  if (rc != 0) ranks.abort(rc);  // an error on one rank must not leave the others waiting
-  return rc;
+  // Errors printed once, ranks that disagree stopped, no rank left waiting.
+  return ranks.run([&] { return edm_main(argc, argv, ranks); });
 }

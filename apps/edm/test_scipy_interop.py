@@ -218,7 +218,7 @@ def test_nan_and_small():
     import json
     try:
         j = json.loads(r.stdout.strip())
-        ok = r.returncode == 0 and j["n"] == 100 and j["d"] == 3 and j["layout"] == "condensed" and j["ms"] >= 0
+        ok = r.returncode == 0 and j["n"] == 100 and j["d"] == 3 and j["layout"] == "condensed" and j["ms_mean"] >= 0
     except Exception as e:  # noqa: BLE001
         ok, j = False, e
     check(ok, "--json", f"{r.stdout!r} {j}")

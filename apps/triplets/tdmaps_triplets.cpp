@@ -12,12 +12,15 @@
 // at all, also when the run is interrupted (apps/common/output_file.hpp).
 #include <tdmaps/triplets.hpp>
 
+#include "cli_input.hpp"
 #include "common/cli.hpp"
 #include "common/launch_options.hpp"
 #include "common/memory.hpp"
 #include "common/npy.hpp"
 #include "common/output_file.hpp"
 #include "common/progress.hpp"
+#include "common/rank_device.hpp"
+#include "common/ranks.hpp"
 
 #include <tdmaps/kernels/dummy3.hpp>
 #include <tdmaps/launch/dispatch.hpp>
@@ -43,108 +46,13 @@ namespace app = tdmaps::app;
 namespace tt = tdmaps::triplets;
 using tdmaps::index_t;
 
-struct Options {
-  std::string random_text, seed_text, c9_text, cutoff_text, triple_text;  // parsed strictly below
-  index_t random_n = -1;
-  std::uint64_t seed = 1;
-  std::string input, output, save_input;
-  std::string kernel = "atm";
-  std::string precision = "fp64";
-  tdmaps::MapSpec3 spec;
-  int block = 8;
-  int repeat = 1;
-  bool json = false;
-  bool quiet = false;
-  tt::AtmParams params;
-  tdmaps::LaunchHints hints;  // --team-threads, --blocks-per-team
-};
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-std::string fmt(double v, int digits = 4) {
-  std::ostringstream o;
-  o.precision(digits);
-  o << v;
-  return o.str();
-}
-
-/// Strict decimal number (strtod's syntax, the whole text); "inf" only where allowed.
-double parse_number(const std::string& option, const std::string& text, bool allow_inf, const std::string& rule) {
-  errno = 0;
-  char* end = nullptr;
-  const double v = text.empty() ? 0.0 : std::strtod(text.c_str(), &end);
-  const bool whole = !text.empty() && end == text.c_str() + text.size() && !std::isspace(static_cast<unsigned char>(text[0]));
-  if (!whole || std::isnan(v) || (std::isinf(v) && !allow_inf) || (errno == ERANGE && !std::isinf(v)))
-    throw app::UsageError(option + " " + text + ": " + rule);
-  return v;
-}
-
-/// The particles as the run uses them, host side, fp64 (n x 3).
-struct Input {
-  std::vector<double> x;
-  index_t n = 0;
-  std::string source;  ///< for the report
-};
-
-/// n before any data: from --random, the .npy header, or the whole .csv (read here; `m` keeps it).
-index_t input_rows(const Options& o, app::Matrix<double>& m) {
-  if (o.input.empty()) return o.random_n;
-  std::int64_t rows = 0, cols = 0;
-  if (app::is_npy_path(o.input)) {
-    const app::NpyHeader h = app::read_npy_header(o.input);
-    if (h.shape.size() != 2) {
-      m = app::read_matrix<double>(o.input);  // the reader's own message
-      return m.rows;
-    }
-    rows = h.shape[0];
-    cols = h.shape[1];
-  } else {
-    m = app::read_matrix<double>(o.input);
-    rows = m.rows;
-    cols = m.cols;
-  }
-  if (rows == 0) throw app::Error(o.input + ": no particles (0 rows); need at least 1 (fewer than 3 have no triplets)");
-  if (cols != 3) throw app::Error(o.input + ": " + std::to_string(cols) + " columns; expected 3 (x, y, z)");
-  if (rows > tdmaps::max_side3)
-    throw app::Error(o.input + ": " + std::to_string(rows) + " particles exceed the largest supported n = " +
-                     std::to_string(tdmaps::max_side3));
-  return rows;
-}
-
-Input load(const Options& o, app::Matrix<double>& m) {
-  Input in;
-  if (o.input.empty()) {
-    in.n = o.random_n;
-    in.x = tt::random_points_host(in.n, o.seed);
-    in.source = "random in [0, " + fmt(tt::random_box_side(in.n)) + ")^3, seed " + std::to_string(o.seed);
-    return in;
-  }
-  if (m.values.empty()) m = app::read_matrix<double>(o.input);
-  static const char* const axis[3] = {"x", "y", "z"};
-  const bool fp32 = o.precision == "fp32";
-  for (index_t r = 0; r < m.rows; ++r)
-    for (int c = 0; c < 3; ++c) {
-      const double v = m.at(r, c);
-      if (!std::isfinite(v))
-        throw app::Error(o.input + ": row " + std::to_string(r) + " (0-based data row): " + axis[c] + " is " +
-                         fmt(v) + " (not finite)");
-      if (fp32 && !std::isfinite(static_cast<float>(v)))
-        throw app::Error(o.input + ": row " + std::to_string(r) + " (0-based data row): " + axis[c] + " = " +
-                         fmt(v, 17) + " does not fit fp32 (--precision fp32)");
-    }
-  in.n = m.rows;
-  in.x = std::move(m.values);
-  in.source = o.input + " (" + m.dtype + ")";
-  m = app::Matrix<double>();
-  return in;
-}
+using namespace tdmaps::triplets_cli;
 
 struct Report {
   double energy = 0;
   std::vector<double> seconds;
   double write_seconds = -1;
+  double combine_seconds = 0;  // MPI ranks: the energy and shares summed
   std::string output_note;
 };
 
@@ -200,7 +108,8 @@ void check_sizes(const Options& o, index_t n, bool device_side) {
 }
 
 template <class Real, class Space, class Map>
-Report run_map(const Space& space, const Map& map, const Options& o, const Input& in, app::Progress& progress) {
+Report run_map(const Space& space, const Map& map, const Options& o, const Input& in, const app::Ranks& ranks,
+               app::Progress& progress) {
   using mem = typename Space::memory_space;
   const index_t n = in.n;
   const bool write = !o.output.empty();
@@ -219,12 +128,17 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
                                                static_cast<std::size_t>(words));
   }
   const std::string label = "tdmaps::triplets::" + o.kernel + "::" + o.spec.label();
+  // MPI ranks: each its omega range of the league, balanced by triplets; one
+  // sum of the energy (and of the shares) finishes the result.
+  const tdmaps::OmegaRange range = tdmaps::omega_range(map, ranks.rank(), ranks.size());
   progress.phase("compute", o.repeat, app::Progress::Unit::runs);
   for (int r = 0; r < o.repeat; ++r) {
     space.fence();
+    ranks.barrier();
     app::Timer timer;
     if (o.kernel == "atm") {
-      rep.energy = tt::atm_energy<Real>(space, map, x, o.params, shares, o.hints);
+      rep.energy = ranks.size() > 1 ? tt::atm_energy<Real>(space, map, range, x, o.params, shares, o.hints)
+                                    : tt::atm_energy<Real>(space, map, x, o.params, shares, o.hints);
     } else if (o.kernel == "dummy3") {
       tdmaps::for_each_element(space, map, tdmaps::Dummy3Kernel<mem>{packed, tdmaps::Triangle::strict_lower}, label,
                                o.hints);
@@ -232,10 +146,23 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
       tdmaps::for_each_element(space, map, tdmaps::Dummy3Sink<mem>{packed, -1}, label, o.hints);
     }
     space.fence();
+    ranks.barrier();  // the time of the slowest rank
     rep.seconds.push_back(timer.seconds());
     progress.advance(r + 1);
   }
   progress.done();
+  std::vector<double> shares_host;
+  app::Timer combine;
+  if (ranks.size() > 1) {
+    ranks.sum_f64(&rep.energy, 1);
+    if (write) {
+      auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), shares);
+      shares_host.assign(h.data(), h.data() + h.extent(0));
+      ranks.sum_f64(shares_host.data(), static_cast<std::int64_t>(shares_host.size()));
+    }
+    rep.combine_seconds = combine.seconds();
+    if (!ranks.root()) return rep;  // rank 0 writes and reports
+  }
 
   if (write) {
     app::Timer write_timer;
@@ -247,7 +174,12 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
       app::write_npy(o.output, h.data(), {static_cast<index_t>(h.extent(0))}, report);
       rep.output_note = note;
     };
-    if (o.kernel == "atm") write_1d(shares, "float64 (" + std::to_string(n) + ",) per-particle energies");
+    if (o.kernel == "atm" && ranks.size() > 1) {
+      progress.phase("write " + o.output, static_cast<std::int64_t>(shares_host.size() * sizeof(double)),
+                     app::Progress::Unit::bytes);
+      app::write_npy(o.output, shares_host.data(), {n}, report);
+      rep.output_note = "float64 (" + std::to_string(n) + ",) per-particle energies";
+    } else if (o.kernel == "atm") write_1d(shares, "float64 (" + std::to_string(n) + ",) per-particle energies");
     else write_1d(packed, "uint32 (" + std::to_string(packed.extent(0)) + ",) dummy3 values, packed triplet order");
     progress.done();
     rep.write_seconds = write_timer.seconds();
@@ -257,7 +189,7 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
 
 nlohmann::json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
-void print_report(const Options& o, const Input& in, const Report& rep, double total_seconds) {
+void print_report(const Options& o, const Input& in, const Report& rep, double total_seconds, int ranks) {
   const index_t triplets = tt::triplet_count(in.n);
   const double best = *std::min_element(rep.seconds.begin(), rep.seconds.end());
   double mean = 0;
@@ -268,32 +200,33 @@ void print_report(const Options& o, const Input& in, const Report& rep, double t
   const std::string backend = Space::name();
   const bool atm = o.kernel == "atm";
   if (o.json) {
-    nlohmann::json j;
-    j["tool"] = app::program_name();
-    j["version"] = app::version();
-    j["input"] = app::string_or_null(o.input);
-    j["seed"] = o.input.empty() ? nlohmann::json(o.seed) : nlohmann::json(nullptr);
-    j["n"] = in.n;
-    j["d"] = 3;
-    j["precision"] = o.precision;
-    j["map"] = o.spec.label();
-    j["block"] = o.block;
-    j["kernel"] = o.kernel;
-    j["backend"] = backend;
-    j["concurrency"] = Space().concurrency();
-    j["repeat"] = rep.seconds.size();
+    app::ReportHeader h;
+    h.input = o.input;
+    h.seed = o.seed;
+    h.n = in.n;
+    h.d = 3;
+    h.precision = o.precision;
+    h.map = o.spec.label();
+    h.block = o.block;
+    h.kernel = o.kernel;
+    h.backend = backend;
+    h.concurrency = Space().concurrency();
+    h.repeat = static_cast<int>(rep.seconds.size());
+    h.elements = triplets;
+    h.ms_mean = mean * 1e3;
+    h.ms_min = best * 1e3;
+    h.ms_write = rep.write_seconds >= 0 ? rep.write_seconds * 1e3 : -1;
+    h.ms_total = total_seconds * 1e3;
+    h.output = o.output;
+    h.ranks = ranks;
+    nlohmann::json j = app::report_json(h);
+    j["mode"] = "triplets";
+    j["ms_combine"] = rep.combine_seconds * 1e3;
     j["triplets"] = triplets;
     j["energy"] = atm ? finite_or_null(rep.energy) : nlohmann::json(nullptr);
     j["c9"] = atm ? nlohmann::json(o.params.c9) : nlohmann::json(nullptr);
     j["cutoff"] = atm ? finite_or_null(o.params.cutoff) : nlohmann::json(nullptr);
     j["cutoff_triple"] = atm ? finite_or_null(o.params.cutoff_triple) : nlohmann::json(nullptr);
-    j["ms"] = mean * 1e3;
-    j["ms_min"] = best * 1e3;
-    j["ms_warmup"] = nullptr;
-    j["ms_write"] = rep.write_seconds >= 0 ? nlohmann::json(rep.write_seconds * 1e3) : nlohmann::json(nullptr);
-    j["ms_total"] = total_seconds * 1e3;
-    j["triplets_per_second"] = rate;
-    j["output"] = app::string_or_null(o.output);
     j["save_input"] = app::string_or_null(o.save_input);
     app::print_json_line(j);
     return;
@@ -316,43 +249,18 @@ void print_report(const Options& o, const Input& in, const Report& rep, double t
   std::cout.flush();
 }
 
-/// The options' values and combinations (after parsing, before any file is read).
-void check_options(Options& o) {
-  if (o.random_text.empty() && o.input.empty()) throw app::UsageError("give --random N or --input FILE");
-  if (!o.random_text.empty())
-    o.random_n = app::parse_int("--random", o.random_text, 1, tdmaps::max_side3, "the number of particles");
-  if (!o.seed_text.empty()) o.seed = app::parse_uint64("--seed", o.seed_text, "the seed");
-  const bool atm = o.kernel == "atm";
-  const std::pair<const char*, const std::string*> atm_only[] = {
-      {"--c9", &o.c9_text}, {"--cutoff", &o.cutoff_text}, {"--cutoff-triple", &o.triple_text}};
-  for (const auto& a : atm_only)
-    if (!atm && !a.second->empty())
-      throw app::UsageError(std::string(a.first) + " applies to --kernel atm only (not " + o.kernel + ")");
-  if (!o.c9_text.empty()) o.params.c9 = parse_number("--c9", o.c9_text, false, "C9 must be a finite number >= 0");
-  if (!o.cutoff_text.empty())
-    o.params.cutoff = parse_number("--cutoff", o.cutoff_text, true, "the cutoff must be a number > 0 (inf: none)");
-  if (!o.triple_text.empty())
-    o.params.cutoff_triple =
-        parse_number("--cutoff-triple", o.triple_text, true, "the cutoff must be a number > 0 (inf: none)");
-  if (o.params.c9 < 0) throw app::UsageError("--c9 " + o.c9_text + ": C9 must be a finite number >= 0");
-  if (!(o.params.cutoff > 0))
-    throw app::UsageError("--cutoff " + o.cutoff_text + ": the cutoff must be a number > 0 (inf: none)");
-  if (!(o.params.cutoff_triple > 0))
-    throw app::UsageError("--cutoff-triple " + o.triple_text + ": the cutoff must be a number > 0 (inf: none)");
-  const bool writes = !o.output.empty();
-  if (writes && o.kernel == "sink3")
-    throw app::UsageError("--output needs --kernel atm (per-particle energies) or dummy3 (its values); sink3 writes "
-                          "nothing");
-  if (writes && !ends_with(o.output, ".npy")) throw app::UsageError("--output " + o.output + ": must be a .npy file");
-  if (!o.save_input.empty() && !ends_with(o.save_input, ".npy"))
-    throw app::UsageError("--save-input " + o.save_input + ": must be a .npy file");
-  app::check_not_same_file("--output", o.output, "--input", o.input);
-  app::check_not_same_file("--output", o.output, "--save-input", o.save_input);
-  if (writes) app::check_output_path(o.output);
-  if (!o.save_input.empty()) app::check_output_path(o.save_input);
+/// What MPI ranks must agree on before any work (common/ranks.hpp).
+app::RunFacts run_facts(const Options& o, index_t n) {
+  app::RunFacts f;
+  f.add("--kernel", o.kernel).add("--precision", o.precision).add("--map", o.spec.label()).add("--block", o.block);
+  f.add_real("--c9", o.params.c9).add_real("--cutoff", o.params.cutoff).add_real("--cutoff-triple", o.params.cutoff_triple);
+  f.add("--repeat", o.repeat).add("--output", o.output.empty() ? std::string("not given") : o.output).add("n", n);
+  if (o.input.empty()) f.add("--seed", std::to_string(o.seed)).add("input checksum", "none (--random)");
+  else f.add("--seed", "not used").add_file("input checksum", o.input);
+  return f;
 }
 
-int triplets_main(int argc, char* argv[]) {
+int triplets_main(int argc, char* argv[], const app::Ranks& ranks) {
   app::Timer total_timer;
   app::set_app_name("triplets");
   app::install_signal_cleanup();
@@ -416,42 +324,51 @@ int triplets_main(int argc, char* argv[]) {
       "\n"
       "Triplets are (i, j, k) with k < j < i; there are n (n - 1) (n - 2) / 6. n = 1 and 2 are allowed (no\n"
       "triplets: energy 0); n = 0 is an error. Particles at the same position give a NaN energy (JSON: null).\n"
+      "Warnings go to stderr, or with --json to the line's \"warnings\" array; --quiet drops them.\n"
       "Exit status: 0 on success, 2 on a usage error (options and their values), 1 on a runtime failure (input, memory, disk).\n"
       "Progress of runs longer than ~2 s goes to stderr (a bar on a terminal, a line every 10 s otherwise);\n"
       "--quiet and --json silence it. An interrupted run (Ctrl-C, SIGTERM, SIGHUP) leaves no output file behind.\n"
       "Kokkos options (--kokkos-threads=N, --kokkos-device-id=N, ...) are passed to Kokkos; unknown ones are refused.");
   if (const auto status = app::parse_command_line(cli, args.rest)) return *status;
   check_options(o);
+  app::configure_warnings(o.json, o.quiet || !ranks.root());
+  if (ranks.size() > 1 && o.kernel != "atm")
+    throw app::UsageError("MPI ranks split the ATM energy (--kernel atm); --kernel " + o.kernel + " runs on one rank");
 
   using Space = Kokkos::DefaultExecutionSpace;
   app::Matrix<double> file;
   const index_t n = input_rows(o, file);
   check_sizes<Space::memory_space>(o, n, false);
 
-  app::KokkosArgv kargs(argv[0], args.kokkos);
+  if (ranks.size() > 1) ranks.set_run_facts(run_facts(o, n));
+  app::KokkosArgv kargs(argv[0], app::rank_device_args(ranks, args.kokkos));
   Kokkos::ScopeGuard guard(kargs.argc(), kargs.argv());
   check_sizes<Space::memory_space>(o, n, true);
-  app::Progress progress(o.quiet || o.json);
+  app::Progress progress(o.quiet || o.json || !ranks.root());
   const Input in = load(o, file);
-  if (!o.save_input.empty()) app::write_npy(o.save_input, in.x.data(), {in.n, 3});
-  const bool talk = !o.quiet && !o.json;
-  if (in.n < 3 && talk)
-    app::warn(std::to_string(in.n) + " particle" + (in.n == 1 ? " has" : "s have") +
+  ranks.agree();  // every check above passed on every rank; no work before
+  if (!o.save_input.empty() && ranks.root()) app::write_npy(o.save_input, in.x.data(), {in.n, 3});
+  if (in.n < 3)
+    app::warning(std::to_string(in.n) + " particle" + (in.n == 1 ? " has" : "s have") +
               " no triplets: the energy is 0 and the outputs hold no triplet");
   const Space space;
   const tdmaps::Domain3 domain(in.n, o.block, tdmaps::Triangle::strict_lower);
   Report rep;
   tdmaps::with_map3(o.spec, domain, [&](auto map) {
-    rep = o.precision == "fp32" ? run_map<float>(space, map, o, in, progress) : run_map<double>(space, map, o, in, progress);
+    rep = o.precision == "fp32" ? run_map<float>(space, map, o, in, ranks, progress)
+                                : run_map<double>(space, map, o, in, ranks, progress);
   });
-  if (o.kernel == "atm" && std::isnan(rep.energy) && talk)
-    app::warn("the energy is NaN: two particles share a position (a zero distance)");
-  print_report(o, in, rep, total_timer.seconds());
+  if (!ranks.root()) return 0;
+  if (o.kernel == "atm" && !std::isfinite(rep.energy))
+    app::warning(std::string("the energy is ") + (std::isnan(rep.energy) ? "NaN" : "infinite") + ": " +
+                 nonfinite_cause(in, o.precision == "fp32"));
+  print_report(o, in, rep, total_timer.seconds(), ranks.size());
   return 0;
 }
 
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  return app::run_main([&] { return triplets_main(argc, argv); });
+  app::Ranks ranks(argc, argv);  // MPI_Init under mpirun, before Kokkos
+  return ranks.run([&] { return triplets_main(argc, argv, ranks); });
 }

@@ -65,6 +65,27 @@ def oracle(x, c9=1.0, cutoff=INF, triple=INF):
     return total, abs_total, share, abs_share
 
 
+def fp32_range(T):
+    """fp32 against the fp64 oracle over side lengths 1e-8 .. 1e8: an equilateral triangle (every term
+    the same sign: relative to the total) and random clusters (relative to the sum of |terms|), each
+    at the origin; no NaN, no 0, no warning anywhere in the range (README: the fp32 range)."""
+    h = np.sqrt(3) / 2
+    rng = np.random.default_rng(826)
+    for k in range(-16, 17):
+        side = 10.0 ** (k / 2)
+        shapes = [("equilateral", np.array([[0, 0, 0], [side, 0, 0], [side / 2, side * h, 0]]))]
+        shapes += [(f"cluster {c}", rng.random((9, 3)) * side) for c in range(2)]
+        for name, x in shapes:
+            np.save(T("walk.npy"), x)
+            total, abs_total, _, _ = oracle(x)
+            scale = abs(total) if name == "equilateral" else abs_total
+            for precision, tol in (("fp32", 2e-5), ("fp64", 1e-12)):
+                rc, out, err = run(["--input", T("walk.npy"), "--precision", precision])
+                got = energy_of(out)
+                check(rc == 0 and err == "" and close(got, total, scale, tol),
+                      f"side {side:g} {name} {precision}: energy {got} != {total} (tol {tol} of {scale}) {err.strip()}")
+
+
 def energy_of(stdout):
     for line in stdout.splitlines():
         if line.startswith("energy: "):
@@ -199,9 +220,15 @@ def main():
         same[6] = same[2]
         np.save(T("same.npy"), same)
         rc, out, err = run(["--input", T("same.npy"), "--json"])
-        check(rc == 0 and json.loads(out)["energy"] is None, f"coincident: rc {rc} {out}")
+        w = json.loads(out)["warnings"] if rc == 0 else []
+        check(rc == 0 and json.loads(out)["energy"] is None and err == "" and len(w) == 1 and
+              "particles 2 and 6 (0-based) share a position" in w[0], f"coincident: rc {rc} {out} {err}")
+        rc, out, err = run(["--input", T("same.npy"), "--json", "--quiet"])
+        check(rc == 0 and json.loads(out)["warnings"] == [] and err == "", f"coincident --quiet: {out} {err}")
         rc, out, err = run(["--input", T("same.npy")])
         check(rc == 0 and "nan" in out.lower() and "share a position" in err, f"coincident (text): {out} {err}")
+
+        fp32_range(T)
 
         # Error cases.
         bad = particles(20, 50)

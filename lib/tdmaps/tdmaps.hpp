@@ -18,6 +18,7 @@
 #include <tdmaps/launch/for_each_run.hpp>
 #include <tdmaps/launch/hints.hpp>
 #include <tdmaps/launch/omega_range.hpp>
+#include <tdmaps/launch/omega_range3.hpp>
 #include <tdmaps/launch/reduce.hpp>
 #include <tdmaps/launch/run.hpp>
 #include <tdmaps/launch/team_policy.hpp>

@@ -75,8 +75,8 @@ for line in open(sys.argv[1]):
         j = json.loads(line)
     except ValueError:
         continue
-    what = (j.get("reduce") or ("stream" if j.get("streamed") else "edm")) + ("/" + str(j.get("bins")) if j.get("bins") else "")
-    rate = j.get("pairs_per_s")
+    what = (j.get("reduce") or ("stream" if j.get("mode") == "stream" else "edm")) + ("/" + str(j.get("bins")) if j.get("bins") else "")
+    rate = j.get("elements_per_second")
     print(f"{what:9s} n={j['n']:>8d} map={j['map']:12s} ms={j.get('ms_min', j.get('ms')):10.3f} "
           + (f"pairs/s={rate:.3e}" if rate else f"GB/s={j.get('gbps_best', j.get('gbps')):.1f} d2h={j.get('d2h_gbps')}"))
 PYEOF

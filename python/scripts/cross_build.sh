@@ -59,5 +59,5 @@ grep -o -- ' -o [^ ]*' "$out/commands.sh" | cut -d' ' -f3 | xargs -n1 dirname | 
 # The compiles side by side, then the link (the last command).
 head -n -1 "$out/commands.sh" | tr '\n' '\0' | xargs -0 -P "$(nproc)" -I{} bash -ec {}
 tail -n 1 "$out/commands.sh" | bash -e
-cp "$build/python/tdmaps/__init__.py" "$out/tdmaps/"
+cp "$build/python/tdmaps/"*.py "$out/tdmaps/"
 echo "cross_build: $out/tdmaps/_tdmaps$suffix (PYTHONPATH=$out)"

@@ -92,7 +92,7 @@ void check_device_pointer(ArrayRef& a, const std::string& name) {
   if (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged)
     throw py::value_error(name + ": its data pointer is not CUDA device memory (" + pointer_memory(reinterpret_cast<std::uintptr_t>(a.data)) + ")");
   a.device = attr.device;
-  const int ours = ExecSpace().cuda_device();
+  const int ours = kokkos_cuda_device();
   if (a.device != ours)
     throw py::value_error(name + " is on CUDA device " + std::to_string(a.device) + ", tdmaps runs on device " +
                           std::to_string(ours) + " (set by KOKKOS_DEVICE_ID or --kokkos-device-id at import)");

@@ -68,7 +68,7 @@ ArrayRef allocate(const pybind11::object& alloc, const std::vector<std::int64_t>
 
 /// Waits for the device work that may still write an input (the producer's
 /// stream; DLPack producers sync to the legacy default stream): a device-wide
-/// fence on CUDA builds, nothing on host builds.
+/// fence on CUDA builds, nothing on host builds. Inside a job (on_kokkos).
 void wait_for_producers(const ArrayRef& a);
 
 /// The memory kind of a pointer (CUDA builds): "device", "managed", "host"

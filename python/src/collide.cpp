@@ -1,6 +1,8 @@
 // _tdmaps.collide: the collision app's results (apps/collision) for an
 // (n, 4) float32 array of spheres read in place. The checks and their
 // wording follow tdmaps-collide (apps/collision/tdmaps_collide.cpp).
+// _tdmaps.collide_count_part: the count of part `part` of `parts` of the
+// league (omega_range), the per-rank half of collide(..., comm=).
 
 #include "arrays.hpp"
 #include "common.hpp"
@@ -8,6 +10,7 @@
 #include <pybind11/pybind11.h>
 
 #include <tdmaps/collision.hpp>
+#include <tdmaps/launch/omega_range.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -55,18 +58,37 @@ Kokkos::View<T*, MemSpace> words_view(void* data, index_t items, bool staged, co
 
 template <class Map>
 index_t run_map(const Map& map, const tc::ConstSpheres<MemSpace>& s, tc::Result result, tc::Kernel kernel,
-                tc::Output<MemSpace>& out) {
-  return tc::collide(ExecSpace(), s, map, result, kernel, out);
+                tc::Output<MemSpace>& out, index_t part, index_t parts) {
+  if (parts == 0) return tc::collide(ExecSpace(), s, map, result, kernel, out);
+  if constexpr (is_block_space_map_v<Map> && !is_multi_launch_map_v<Map>)
+    return tc::collide(ExecSpace(), s, map, omega_range(map, part, parts), result, kernel, out);
+  throw py::value_error(std::string("map='") + Map::name + "' has no omega ranges");  // refused before
 }
+
+/// Resets `value` (Kokkos Views) on the Kokkos thread when the scope ends
+/// while `live`: a View freed on another thread would touch Kokkos there.
+template <class T>
+struct OnKokkosReset {
+  T& value;
+  bool live = false;
+  ~OnKokkosReset() {
+    if (!live) return;
+    try {
+      on_kokkos([this] { value = T(); });
+    } catch (...) {  // Kokkos finalised (or a fork's child): nothing left to free it with
+    }
+  }
+};
 
 struct Run {
   MapSpec spec;
   int block = 32;
   tc::Result result = tc::Result::count;
   tc::Kernel kernel = tc::Kernel::tile;
+  index_t part = 0, parts = 0;  ///< parts > 0: the omega range `part` of `parts` only (count)
 };
 
-/// The collision test under the lock; out.pairs holds the list for pairs.
+/// The collision test (a job of on_kokkos); out.pairs holds the list for pairs.
 index_t compute(const ArrayRef& s, const ArrayRef& words, index_t n, const Run& r, tc::Output<MemSpace>& out) {
   ExecSpace space;
   const bool staged = !host_backend && s.memory == Memory::host;  // CUDA build, host arrays
@@ -91,7 +113,7 @@ index_t compute(const ArrayRef& s, const ArrayRef& words, index_t n, const Run& 
   try {
     with_map(
         r.spec, Domain2(n, r.block, Triangle::strict_lower),
-        [&](auto map) { count = run_map(map, sv, r.result, r.kernel, out); }, r.kernel == tc::Kernel::tile);
+        [&](auto map) { count = run_map(map, sv, r.result, r.kernel, out, r.part, r.parts); }, r.kernel == tc::Kernel::tile);
   } catch (const std::length_error& e) {
     throw TooLarge(std::string("the pair list does not fit the free memory (about 48 bytes per pair on the ") +
                    MemSpace::name() + " side): " + e.what() + "; use result='count' or 'flags'");
@@ -117,9 +139,12 @@ index_t compute(const ArrayRef& s, const ArrayRef& words, index_t n, const Run& 
 }
 
 py::object collide(py::handle spheres, const std::string& result, const py::object& alloc, const std::string& map,
-                   const std::string& sqrt, const std::string& form, int block, const std::string& kernel) {
+                   const std::string& sqrt, const std::string& form, int block, const std::string& kernel,
+                   index_t part, index_t parts) {
   require_kokkos();
   Run r;
+  r.part = part;
+  r.parts = parts;
   r.result = parse_result(result);
   check_choice("kernel", kernel, {"tile", "element", "linear"});
   r.kernel = kernel == "tile" ? tc::Kernel::tile : kernel == "element" ? tc::Kernel::element : tc::Kernel::linear;
@@ -127,6 +152,15 @@ py::object collide(py::handle spheres, const std::string& result, const py::obje
   r.block = block;
   if (r.kernel == tc::Kernel::tile && canonical_map_name(map) == "utm")
     throw py::value_error("map='utm' is a thread-space map and cannot run the tile kernel; use kernel='element'");
+  if (parts > 0) {
+    if (part < 0 || part >= parts)
+      throw py::value_error("part " + std::to_string(part) + " of " + std::to_string(parts) +
+                            ": need 0 <= part < parts");
+    if (!one_launch(map) || r.kernel == tc::Kernel::linear)
+      throw py::value_error("map='" + map + "', kernel='" + kernel +
+                            "': collide over parts (comm=) splits one launch of blocks into omega ranges, which "
+                            "map='lambda', 'bb' and 'rb' have with kernel='tile' or 'element'");
+  }
 
   const ArrayRef s = read_array(spheres, "spheres", false);
   if (s.shape.size() != 2 || s.shape[1] != 4)
@@ -160,25 +194,32 @@ py::object collide(py::handle spheres, const std::string& result, const py::obje
   ArrayRef words;
   if (r.result != tc::Result::count && r.result != tc::Result::pairs)
     words = allocate(alloc, {items}, dtype, false, s, owner);
-  wait_for_producers(s);
+  // The library's result Views live between two jobs when the pair list is
+  // asked for (the list's array is allocated by Python in between); they are
+  // created, used and freed on the Kokkos thread only, also when Python or a
+  // job raises.
   tc::Output<MemSpace> out;
+  OnKokkosReset<tc::Output<MemSpace>> free_out{out};
   if (r.result == tc::Result::pairs) {
     // As tdmaps-collide: keys, sort space and the list, about 48 bytes per pair.
     out.max_pairs = free_memory_bytes() / 48;
   }
   index_t count = 0;
-  {
-    py::gil_scoped_release nogil;
-    std::lock_guard<std::mutex> lock(kokkos_mutex());
-    count = compute(s, words, n, r, out);
-    if (r.result != tc::Result::pairs) out = tc::Output<MemSpace>();  // the counters, freed under the lock
-  }
+  on_kokkos([&] {
+    wait_for_producers(s);
+    try {
+      count = compute(s, words, n, r, out);
+    } catch (...) {
+      out = tc::Output<MemSpace>();
+      throw;
+    }
+    if (r.result != tc::Result::pairs) out = tc::Output<MemSpace>();  // the counters
+  });
+  free_out.live = r.result == tc::Result::pairs;
   if (r.result == tc::Result::count) return py::int_(count);
   if (r.result != tc::Result::pairs) return owner;
   const ArrayRef list = allocate(alloc, {count, 2}, "int64", false, s, owner);
-  {
-    py::gil_scoped_release nogil;
-    std::lock_guard<std::mutex> lock(kokkos_mutex());
+  on_kokkos([&] {
     ExecSpace space;
     if (count > 0) {
       std::int64_t* dst = static_cast<std::int64_t*>(list.data);
@@ -190,17 +231,32 @@ py::object collide(py::handle spheres, const std::string& result, const py::obje
                           out.pairs);
     }
     space.fence();
-    out = tc::Output<MemSpace>();  // free the library's list under the lock
-  }
+    out = tc::Output<MemSpace>();
+  });
+  free_out.live = false;
   return owner;
 }
 
 }  // namespace
 
 void bind_collide(py::module_& m) {
-  m.def("collide", &collide, py::arg("spheres"), py::arg("result"), py::arg("alloc"), py::arg("map"), py::arg("sqrt"),
-        py::arg("form"), py::arg("block"), py::arg("kernel"),
-        "Collisions of (n, 4) float32 spheres; see tdmaps.collide.");
+  m.def(
+      "collide",
+      [](py::handle spheres, const std::string& result, const py::object& alloc, const std::string& map,
+         const std::string& sqrt, const std::string& form, int block, const std::string& kernel) {
+        return collide(spheres, result, alloc, map, sqrt, form, block, kernel, 0, 0);
+      },
+      py::arg("spheres"), py::arg("result"), py::arg("alloc"), py::arg("map"), py::arg("sqrt"), py::arg("form"),
+      py::arg("block"), py::arg("kernel"), "Collisions of (n, 4) float32 spheres; see tdmaps.collide.");
+  m.def(
+      "collide_count_part",
+      [](py::handle spheres, const std::string& map, const std::string& sqrt, const std::string& form, int block,
+         const std::string& kernel, index_t part, index_t parts) {
+        if (parts < 1) throw py::value_error("parts " + std::to_string(parts) + ": need parts >= 1");
+        return collide(spheres, "count", py::none(), map, sqrt, form, block, kernel, part, parts);
+      },
+      py::arg("spheres"), py::arg("map"), py::arg("sqrt"), py::arg("form"), py::arg("block"), py::arg("kernel"),
+      py::arg("part"), py::arg("parts"), "The colliding pairs of part `part` of `parts` of the league (comm=).");
 }
 
 }  // namespace python

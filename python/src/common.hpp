@@ -1,10 +1,12 @@
 #ifndef TDMAPS_PYTHON_COMMON_HPP
 #define TDMAPS_PYTHON_COMMON_HPP
 
-// What the bindings share: the execution space, the lock every Kokkos call
-// of the module takes, the exception for "does not fit in memory", the
+// What the bindings share: the execution space, the thread every Kokkos call
+// of the module runs on, the exception for "does not fit in memory", the
 // checks of the option strings (with the CLIs' wording), and the binders of
 // the two apps.
+
+#include "arrays.hpp"
 
 #include <pybind11/pybind11.h>
 
@@ -14,7 +16,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
-#include <mutex>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -32,16 +34,24 @@ struct TooLarge : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Kokkos work of the module runs under this lock with the GIL released:
-/// other Python threads run meanwhile, Kokkos sees one caller at a time.
-std::mutex& kokkos_mutex();
-/// Throws std::runtime_error unless Kokkos is initialised (and not finalised).
+/// Runs job() where Kokkos may be called (kokkos_thread.cpp): on the thread
+/// that initialised Kokkos and will finalise it, one job at a time, with the
+/// GIL released meanwhile; an exception of the job is rethrown here. Call it
+/// with the GIL held, never from inside a job; a job touches no Python object
+/// (its ArrayRefs are only read) and leaves no Kokkos View alive.
+void on_kokkos(const std::function<void()>& job);
+/// Throws std::runtime_error unless Kokkos is initialised (and not finalised)
+/// and usable from this process (not a fork of the one that started it).
 void require_kokkos();
 
 /// Free host memory (MemAvailable), as the CLIs count it.
 std::int64_t host_available_bytes();
-/// Free memory of MemSpace: the device's on CUDA, the host's otherwise.
+/// Free memory of MemSpace: the device's on CUDA (asked on the Kokkos
+/// thread, whose current device is Kokkos'; not from inside a job), the
+/// host's otherwise.
 std::int64_t free_memory_bytes();
+/// The CUDA device Kokkos runs on (CUDA builds; not from inside a job).
+int kokkos_cuda_device();
 /// "1.07 GB (1073741824 bytes)", the CLIs' format.
 std::string format_bytes(std::int64_t bytes);
 /// a * b and a + b saturated at INT64_MAX (a, b >= 0).
@@ -52,8 +62,63 @@ index_t add_sat(index_t a, index_t b);
 void check_choice(const char* option, const std::string& value, const std::vector<std::string>& known);
 /// The map options the CLIs take (--map, --sqrt, --form, --block) as keyword arguments.
 MapSpec map_spec(const std::string& map, const std::string& sqrt, const std::string& form, int block);
+/// Whether the map named `map` runs one launch of blocks (bb, lambda, rb):
+/// the maps whose league omega_range splits into parts (comm=).
+bool one_launch(const std::string& map);
+
+/// Points (n, d) in MemSpace.
+template <class Real>
+using PointsView = Kokkos::View<const Real**, Kokkos::LayoutRight, MemSpace>;
+
+// Views of MemSpace over the caller's arrays (inside jobs of on_kokkos): in
+// place where the array lies in MemSpace, else a device copy (CUDA builds,
+// host arrays).
+
+/// The points as a View of MemSpace: X in place, or a device copy of host X.
+template <class Real>
+PointsView<Real> points_view(const ExecSpace& space, const ArrayRef& x, index_t n, index_t d) {
+  if (host_backend || x.memory == Memory::device)
+    return Kokkos::View<const Real**, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryUnmanaged>(
+        static_cast<const Real*>(x.data), n, d);
+  Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> xd(
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tdmaps::python::points"), n, d);
+  Kokkos::deep_copy(space, xd,
+                    Kokkos::View<const Real**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                        static_cast<const Real*>(x.data), n, d));
+  return xd;
+}
+
+/// A result array of `out` (the caller-visible array) as a View of MemSpace:
+/// the array itself when it lies there, else a device buffer copied back by
+/// copy_back.
+template <class T>
+Kokkos::View<T*, MemSpace> result_view(const ArrayRef& out, const char* label) {
+  if (host_backend || out.memory == Memory::device)
+    return Kokkos::View<T*, MemSpace, Kokkos::MemoryUnmanaged>(static_cast<T*>(out.data), out.size());
+  return Kokkos::View<T*, MemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), out.size());
+}
+
+template <class T>
+void copy_back(const ExecSpace& space, const ArrayRef& out, const Kokkos::View<T*, MemSpace>& v) {
+  if (v.data() != out.data && out.size() > 0)
+    Kokkos::deep_copy(
+        space, Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(static_cast<T*>(out.data), out.size()), v);
+}
+
+/// A host array's data as a View of MemSpace: in place on host builds, else a
+/// device copy.
+template <class T>
+Kokkos::View<T*, MemSpace> input_view(const ExecSpace& space, const ArrayRef& a, const char* label) {
+  Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> h(static_cast<T*>(a.data), a.size());
+  if (host_backend) return Kokkos::View<T*, MemSpace, Kokkos::MemoryUnmanaged>(static_cast<T*>(a.data), a.size());
+  Kokkos::View<T*, MemSpace> d(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, std::string(label)), a.size());
+  Kokkos::deep_copy(space, d, h);
+  return d;
+}
 
 void bind_lifecycle(pybind11::module_& m);
+/// initialize / finalize / is_initialized / owns_kokkos (kokkos_thread.cpp).
+void bind_kokkos_thread(pybind11::module_& m);
 void bind_pdist(pybind11::module_& m);
 void bind_collide(pybind11::module_& m);
 void bind_reduce(pybind11::module_& m);

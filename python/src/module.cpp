@@ -1,11 +1,12 @@
 // The compiled half of the Python module tdmaps (python/tdmaps/__init__.py
 // is the other): Kokkos' lifetime, the shared helpers, and the bindings.
 //
-// Lifetime: initialize() starts Kokkos unless someone else has (then this
-// module only uses it); finalize(), registered with atexit by the Python
-// layer, ends it once, and only if this module started it. No Kokkos View
-// outlives a call (outputs are the caller's arrays), so nothing is left to
-// free after finalize.
+// Lifetime (kokkos_thread.cpp): initialize() starts Kokkos on the module's
+// own thread unless someone else has (then this module only uses it);
+// finalize(), registered with atexit by the Python layer, ends it once, on
+// that thread, and only if this module started it. No Kokkos View outlives
+// a call (outputs are the caller's arrays), so nothing is left to free
+// after finalize.
 
 #include "arrays.hpp"
 #include "common.hpp"
@@ -14,6 +15,7 @@
 #include <pybind11/stl.h>
 
 #include <tdmaps/edm.hpp>
+#include <tdmaps/version.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -31,21 +33,6 @@ namespace py = pybind11;
 namespace tdmaps {
 namespace python {
 
-namespace {
-bool we_initialized = false;
-bool finalized = false;
-}  // namespace
-
-std::mutex& kokkos_mutex() {
-  static std::mutex m;
-  return m;
-}
-
-void require_kokkos() {
-  if (finalized || !Kokkos::is_initialized())
-    throw std::runtime_error("tdmaps: Kokkos is not initialised (finalised at interpreter exit, or by another module)");
-}
-
 std::int64_t host_available_bytes() {
   // MemAvailable counts reclaimable page cache, which _SC_AVPHYS_PAGES does
   // not (apps/common/npy.cpp counts the same way).
@@ -61,8 +48,11 @@ std::int64_t host_available_bytes() {
 
 std::int64_t free_memory_bytes() {
 #if defined(KOKKOS_ENABLE_CUDA)
+  // On the Kokkos thread: cudaMemGetInfo reports the calling thread's current device.
   std::size_t free_b = 0, total_b = 0;
-  if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) throw std::runtime_error("tdmaps: cudaMemGetInfo failed");
+  cudaError_t status = cudaSuccess;
+  on_kokkos([&] { status = cudaMemGetInfo(&free_b, &total_b); });
+  if (status != cudaSuccess) throw std::runtime_error("tdmaps: cudaMemGetInfo failed");
   return static_cast<std::int64_t>(free_b);
 #else
   return host_available_bytes();
@@ -106,38 +96,7 @@ MapSpec map_spec(const std::string& map, const std::string& sqrt, const std::str
 }
 
 void bind_lifecycle(py::module_& m) {
-  m.def(
-      "initialize",
-      [](const std::vector<std::string>& args) {
-        if (finalized) throw std::runtime_error("tdmaps: Kokkos was finalised already; it cannot start again in this process");
-        if (Kokkos::is_initialized()) return false;
-        std::vector<std::string> storage{"tdmaps"};
-        storage.insert(storage.end(), args.begin(), args.end());
-        std::vector<char*> argv;
-        for (auto& s : storage) argv.push_back(&s[0]);
-        argv.push_back(nullptr);
-        int argc = static_cast<int>(storage.size());
-        Kokkos::initialize(argc, argv.data());
-        we_initialized = true;
-        return true;
-      },
-      py::arg("args") = std::vector<std::string>(),
-      "Starts Kokkos unless it runs already (True: this call started it); args are Kokkos' --kokkos-* options.");
-  m.def(
-      "finalize",
-      []() {
-        if (!we_initialized || finalized || !Kokkos::is_initialized()) return false;
-        {
-          py::gil_scoped_release nogil;
-          std::lock_guard<std::mutex> lock(kokkos_mutex());
-          Kokkos::finalize();
-        }
-        finalized = true;
-        return true;
-      },
-      "Ends Kokkos if this module started it and it runs (True: this call ended it); later calls do nothing.");
-  m.def("is_initialized", []() { return !finalized && Kokkos::is_initialized(); });
-  m.def("owns_kokkos", []() { return we_initialized; }, "Whether this module started Kokkos (and so finalises it).");
+  bind_kokkos_thread(m);
   m.def(
       "info",
       []() {
@@ -146,7 +105,9 @@ void bind_lifecycle(py::module_& m) {
         d["device"] = !host_backend;
         d["kokkos_version"] = std::to_string(KOKKOS_VERSION / 10000) + "." + std::to_string(KOKKOS_VERSION / 100 % 100) +
                               "." + std::to_string(KOKKOS_VERSION % 100);
-        d["concurrency"] = Kokkos::is_initialized() ? ExecSpace().concurrency() : 0;
+        int concurrency = 0;
+        if (Kokkos::is_initialized()) on_kokkos([&] { concurrency = ExecSpace().concurrency(); });
+        d["concurrency"] = concurrency;
         d["maps"] = accepted_map_names();
         d["sqrt"] = sqrt_names();
         d["forms"] = form_names();
@@ -164,6 +125,7 @@ void bind_lifecycle(py::module_& m) {
 
 PYBIND11_MODULE(_tdmaps, m) {
   m.doc() = "tdmaps' compiled bindings; use the package tdmaps (python/tdmaps/__init__.py).";
+  m.attr("__version__") = tdmaps::version_string;  // the project's one version (project(VERSION) in CMake)
   py::register_exception<tdmaps::python::TooLarge>(m, "TooLarge", PyExc_MemoryError);
   tdmaps::python::bind_lifecycle(m);
   tdmaps::python::bind_pdist(m);

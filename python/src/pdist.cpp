@@ -260,9 +260,11 @@ py::object pdist(py::handle X, const py::object& out_obj, const py::object& allo
   const index_t elements = edm::output_size(o.layout, n);
   const std::vector<std::int64_t> shape =
       o.layout == edm::Layout::full ? std::vector<std::int64_t>{n, n} : std::vector<std::int64_t>{elements};
-  const edm::Kernel kind = n > 0 ? (fp32 ? resolved_kernel<float>(o, n, static_cast<int>(d))
-                                         : resolved_kernel<double>(o, n, static_cast<int>(d)))
-                                 : o.kernel;
+  edm::Kernel kind = o.kernel;
+  if (n > 0)  // the maps and the scratch limits are Kokkos'
+    on_kokkos([&] {
+      kind = fp32 ? resolved_kernel<float>(o, n, static_cast<int>(d)) : resolved_kernel<double>(o, n, static_cast<int>(d));
+    });
   const bool staged = !host_backend && x.memory == Memory::host;
   if (fp32) check_memory<float>(o, n, d, kind, out_obj.is_none(), staged);
   else check_memory<double>(o, n, d, kind, out_obj.is_none(), staged);
@@ -276,14 +278,12 @@ py::object pdist(py::handle X, const py::object& out_obj, const py::object& allo
     out = read_array(out_obj, "out", true);
     require_output(out, shape, dtype, x);
   }
-  wait_for_producers(x);
-  wait_for_producers(out);
-  {
-    py::gil_scoped_release nogil;
-    std::lock_guard<std::mutex> lock(kokkos_mutex());
+  on_kokkos([&] {
+    wait_for_producers(x);
+    wait_for_producers(out);
     if (fp32) compute<float>(x, out, n, d, o);
     else compute<double>(x, out, n, d, o);
-  }
+  });
   return owner;
 }
 

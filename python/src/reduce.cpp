@@ -4,6 +4,11 @@
 // read in place; the results are new arrays from the Python layer's
 // allocator (NumPy, or the input's library on its device). The checks and
 // their wording follow tdmaps-edm --reduce.
+//
+// The *_part entry points are the per-rank halves of comm= (python/tdmaps/
+// _mpi.py): part `part` of `parts` of the league (omega_range) into host
+// NumPy arrays, which Python all-reduces; nearest_decode turns the reduced
+// keys into (dist, index) exactly as the one-process call does.
 
 #include "arrays.hpp"
 #include "common.hpp"
@@ -14,8 +19,10 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -24,10 +31,6 @@ namespace py = pybind11;
 namespace tdmaps {
 namespace python {
 namespace {
-
-using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
-template <class Real>
-using Points = Kokkos::View<const Real**, Kokkos::LayoutRight, MemSpace>;
 
 enum class What { hist, nn, count };
 
@@ -80,58 +83,29 @@ void check_memory(const Request& r, const ArrayRef& x, index_t n, index_t d) {
                    format_bytes(host_available_bytes()) + " is available; use fewer points");
 }
 
-/// The points as a View of MemSpace: X in place, or a device copy of host X.
-template <class Real>
-Points<Real> points_view(const ExecSpace& space, const ArrayRef& x, index_t n, index_t d) {
-  if (host_backend || x.memory == Memory::device)
-    return Kokkos::View<const Real**, Kokkos::LayoutRight, MemSpace, Unmanaged>(static_cast<const Real*>(x.data), n, d);
-  Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace> xd(
-      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tdmaps::python::points"), n, d);
-  Kokkos::deep_copy(space, xd,
-                    Kokkos::View<const Real**, Kokkos::LayoutRight, Kokkos::HostSpace, Unmanaged>(
-                        static_cast<const Real*>(x.data), n, d));
-  return xd;
-}
-
-/// A result array of `out` (the caller-visible array) as a View of MemSpace:
-/// the array itself when it lies there, else a device buffer copied back by
-/// copy_back.
-template <class T>
-Kokkos::View<T*, MemSpace> result_view(const ArrayRef& out, const char* label) {
-  if (host_backend || out.memory == Memory::device)
-    return Kokkos::View<T*, MemSpace, Unmanaged>(static_cast<T*>(out.data), out.size());
-  return Kokkos::View<T*, MemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), out.size());
-}
-
-template <class T>
-void copy_back(const ExecSpace& space, const ArrayRef& out, const Kokkos::View<T*, MemSpace>& v) {
-  if (v.data() != out.data && out.size() > 0)
-    Kokkos::deep_copy(space, Kokkos::View<T*, Kokkos::HostSpace, Unmanaged>(static_cast<T*>(out.data), out.size()), v);
-}
-
 template <class Map, class Real>
-void hist_map(const ExecSpace& space, const Map& map, const Points<Real>& x, double rmax,
+void hist_map(const ExecSpace& space, const Map& map, const PointsView<Real>& x, double rmax,
               const Kokkos::View<std::int64_t*, MemSpace>& counts) {
   if constexpr (is_block_space_map_v<Map>) edm::pair_histogram(space, x, map, rmax, counts);  // utm: refused before
 }
 
 template <class Map, class Real>
-void nn_map(const ExecSpace& space, const Map& map, const Points<Real>& x, const Kokkos::View<index_t*, MemSpace>& index,
+void nn_map(const ExecSpace& space, const Map& map, const PointsView<Real>& x, const Kokkos::View<index_t*, MemSpace>& index,
             const Kokkos::View<Real*, MemSpace>& dist) {
   if constexpr (is_block_space_map_v<Map>) edm::nearest_neighbour(space, x, map, index, dist);  // utm: refused before
 }
 
 template <class Map, class Real>
-index_t count_map(const ExecSpace& space, const Map& map, const Points<Real>& x, double radius) {
+index_t count_map(const ExecSpace& space, const Map& map, const PointsView<Real>& x, double radius) {
   return edm::count_within(space, x, map, radius);  // any map, utm included
 }
 
-/// The reduction under the lock; `first` / `second` are the result arrays
+/// The reduction (a job of on_kokkos); `first` / `second` are the result arrays
 /// (hist: counts; nn: distances, indices).
 template <class Real>
 index_t compute(const Request& r, const ArrayRef& x, index_t n, index_t d, const ArrayRef& first, const ArrayRef& second) {
   ExecSpace space;
-  const Points<Real> xv = points_view<Real>(space, x, n, d);
+  const PointsView<Real> xv = points_view<Real>(space, x, n, d);
   const Domain2 domain(n, r.block, Triangle::strict_lower);
   const bool block_space_only = r.what != What::count;
   index_t count = 0;
@@ -172,16 +146,21 @@ py::object reduce(const Request& r, py::handle X, const py::object& alloc) {
     a = allocate(alloc, {n}, fp32 ? "float32" : "float64", false, x, owner_a);
     b = allocate(alloc, {n}, "int64", false, x, owner_b);
   }
-  wait_for_producers(x);
   index_t count = 0;
-  {
-    py::gil_scoped_release nogil;
-    std::lock_guard<std::mutex> lock(kokkos_mutex());
+  on_kokkos([&] {
+    wait_for_producers(x);
     count = fp32 ? compute<float>(r, x, n, d, a, b) : compute<double>(r, x, n, d, a, b);
-  }
+  });
   if (r.what == What::hist) return owner_a;
   if (r.what == What::nn) return py::make_tuple(owner_a, owner_b);
   return py::int_(count);
+}
+
+void check_bins(std::int64_t bins, double rmax) {
+  if (bins < 1 || bins > (std::int64_t(1) << 24))
+    throw py::value_error("bins " + std::to_string(bins) + ": need 1 .. 2^24 bins");
+  if (!(rmax > 0) || !std::isfinite(rmax))
+    throw py::value_error("rmax " + std::to_string(rmax) + ": need a finite value > 0");
 }
 
 Request request(What what, const std::string& map, const std::string& sqrt, const std::string& form, int block) {
@@ -196,10 +175,7 @@ Request request(What what, const std::string& map, const std::string& sqrt, cons
 py::object pair_histogram(py::handle X, std::int64_t bins, double rmax, const py::object& alloc, const std::string& map,
                           const std::string& sqrt, const std::string& form, int block) {
   Request r = request(What::hist, map, sqrt, form, block);
-  if (bins < 1 || bins > (std::int64_t(1) << 24))
-    throw py::value_error("bins " + std::to_string(bins) + ": need 1 .. 2^24 bins");
-  if (!(rmax > 0) || !std::isfinite(rmax))
-    throw py::value_error("rmax " + std::to_string(rmax) + ": need a finite value > 0");
+  check_bins(bins, rmax);
   r.bins = bins;
   r.rmax = rmax;
   return reduce(r, X, alloc);
@@ -218,7 +194,144 @@ py::object count_within(py::handle X, double radius, const std::string& map, con
   return reduce(r, X, py::none());
 }
 
+template <class Map>
+constexpr bool one_launch_v = is_block_space_map_v<Map> && !is_multi_launch_map_v<Map>;
+
+/// One part of the league (a job of on_kokkos): hist adds its pairs into
+/// `out` (int64 bins), nn writes its keys into `out` (uint64 (n,); the fp64
+/// second pass when `best` holds the reduced first-pass keys), count returns.
+template <class Real>
+index_t compute_part(const Request& r, const ArrayRef& x, index_t n, index_t d, index_t part, index_t parts,
+                     const ArrayRef& out, const ArrayRef& best) {
+  ExecSpace space;
+  const PointsView<Real> xv = points_view<Real>(space, x, n, d);
+  index_t count = 0;
+  with_map(r.spec, Domain2(n, r.block, Triangle::strict_lower), [&](auto map) {
+    using Map = decltype(map);
+    if constexpr (one_launch_v<Map>) {
+      const OmegaRange range = omega_range(map, part, parts);
+      if (r.what == What::hist) {
+        const auto counts = result_view<std::int64_t>(out, "tdmaps::python::hist");
+        Kokkos::deep_copy(space, counts, std::int64_t(0));
+        // An empty part adds nothing (the CLI's ranks skip it too).
+        if (!range.empty()) edm::pair_histogram(space, xv, map, range, r.rmax, counts);
+        copy_back(space, out, counts);
+      } else if (r.what == What::count) {
+        count = edm::count_within(space, xv, map, range, r.radius);
+      } else {
+        const auto keys = result_view<edm::NearestKey>(out, "tdmaps::python::nn_keys");
+        Kokkos::deep_copy(space, keys, edm::nearest_init());
+        if constexpr (std::is_same<Real, double>::value) {
+          if (best.data) {
+            const auto first = input_view<edm::NearestKey>(space, best, "tdmaps::python::nn_best");
+            edm::nearest_index_pass(space, xv, map, range, first, keys);
+          } else {
+            edm::nearest_neighbour(space, xv, map, range, keys);
+          }
+        } else {
+          edm::nearest_neighbour(space, xv, map, range, keys);
+        }
+        copy_back(space, out, keys);
+      }
+    }
+  });
+  space.fence();
+  return count;
+}
+
+void check_part(const Request& r, index_t part, index_t parts) {
+  if (parts < 1 || part < 0 || part >= parts)
+    throw py::value_error("part " + std::to_string(part) + " of " + std::to_string(parts) +
+                          ": need parts >= 1 and 0 <= part < parts");
+  if (!one_launch(r.spec.map))
+    throw py::value_error("map='" + r.spec.map + "': " + std::string(what_name(r.what)) +
+                          " over parts (comm=) splits one launch of blocks into omega ranges, which map='lambda', "
+                          "'bb' and 'rb' have ('rec' and 'hadouken' launch several times, 'utm' has no blocks)");
+}
+
+/// A writable host (NumPy) array from the Python layer's `alloc`.
+ArrayRef host_array(const py::object& alloc, index_t size, const char* dtype, py::object& owner) {
+  return allocate(alloc, {size}, dtype, false, ArrayRef(), owner);
+}
+
+/// The reduced first-pass keys of nearest_part (uint64 (n,) on the host), or an empty ArrayRef for None.
+ArrayRef read_keys(py::handle keys, index_t n, const char* name) {
+  if (keys.is_none()) return ArrayRef();
+  ArrayRef k = read_array(keys, name, false);
+  if (!k.is('u', 8) || k.shape != std::vector<std::int64_t>{n} || k.memory != Memory::host)
+    throw py::value_error(std::string(name) + ": expected a host uint64 array of shape (" + std::to_string(n) +
+                          ",), got " + k.dtype + " " + shape_text(k.shape));
+  require_c_order(k, name);
+  return k;
+}
+
+py::object reduce_part(const Request& r, py::handle X, index_t part, index_t parts, const py::object& alloc,
+                       py::handle best_keys) {
+  check_part(r, part, parts);
+  index_t n = 0, d = 0;
+  const ArrayRef x = read_points(X, n, d);
+  if (r.what == What::nn && n < 2)
+    throw py::value_error("X: nearest_neighbour needs at least 2 points (n = " + std::to_string(n) +
+                          (n == 1 ? " has no other point)" : ")"));
+  check_memory(r, x, n, d);
+  const bool fp32 = x.is('f', 4);
+  const ArrayRef best = read_keys(best_keys, n, "keys");
+  if (best.data && fp32) throw py::value_error("keys: float32 points need one pass (the key holds the index)");
+  py::object owner;
+  ArrayRef out;
+  if (r.what == What::hist) out = host_array(alloc, r.bins, "int64", owner);
+  if (r.what == What::nn) out = host_array(alloc, n, "uint64", owner);
+  index_t count = 0;
+  if (r.what == What::hist && n < 2) std::fill_n(static_cast<std::int64_t*>(out.data), r.bins, std::int64_t(0));
+  if (n >= 2)
+    on_kokkos([&] {
+      wait_for_producers(x);
+      count = fp32 ? compute_part<float>(r, x, n, d, part, parts, out, best)
+                   : compute_part<double>(r, x, n, d, part, parts, out, best);
+    });
+  if (r.what == What::count) return py::int_(count);
+  if (r.what == What::nn) return py::make_tuple(owner, fp32);  // fp32: one pass; fp64: the index pass follows
+  return owner;
+}
+
+/// (dist, index) from the all-reduced keys, as nearest_neighbour decodes them.
+py::tuple nearest_decode(py::handle keys, py::handle index_keys, bool fp32, const py::object& alloc) {
+  const ArrayRef probe = read_array(keys, "keys", false);
+  if (probe.shape.size() != 1) throw py::value_error("keys: expected a 1-D array, got shape " + shape_text(probe.shape));
+  const index_t n = probe.shape[0];
+  const ArrayRef k = read_keys(keys, n, "keys");
+  const ArrayRef second = read_keys(index_keys, n, "index_keys");
+  if (fp32 != !second.data) throw py::value_error("index_keys: needed for float64 points only");
+  py::object dist_owner, index_owner;
+  const ArrayRef dist = host_array(alloc, n, fp32 ? "float32" : "float64", dist_owner);
+  const ArrayRef index = host_array(alloc, n, "int64", index_owner);
+  const auto* key = static_cast<const edm::NearestKey*>(k.data);
+  const auto* pass2 = static_cast<const edm::NearestKey*>(second.data);
+  auto* idx = static_cast<std::int64_t*>(index.data);
+  for (index_t i = 0; i < n; ++i) {
+    const bool none = key[i] == edm::nearest_init();
+    idx[i] = none ? -1 : fp32 ? static_cast<std::int64_t>(key[i] & 0xffffffffull) : static_cast<std::int64_t>(pass2[i]);
+    if (fp32)
+      static_cast<float*>(dist.data)[i] =
+          none ? std::numeric_limits<float>::infinity()
+               : edm::detail::sqrt_real(from_ordered_bits(static_cast<std::uint32_t>(key[i] >> 32)));
+    else
+      static_cast<double*>(dist.data)[i] =
+          none ? std::numeric_limits<double>::infinity() : edm::detail::sqrt_real(from_ordered_bits(key[i]));
+  }
+  return py::make_tuple(dist_owner, index_owner);
+}
+
 }  // namespace
+
+bool one_launch(const std::string& map) {
+  check_choice("map", map, accepted_map_names());
+  MapSpec spec;
+  spec.map = map;
+  bool r = false;
+  with_map(spec, Domain2(2, 8, Triangle::strict_lower), [&](auto m) { r = one_launch_v<decltype(m)>; });
+  return r;
+}
 
 void bind_reduce(py::module_& m) {
   m.def("pair_histogram", &pair_histogram, py::arg("X"), py::arg("bins"), py::arg("rmax"), py::arg("alloc"),
@@ -228,6 +341,45 @@ void bind_reduce(py::module_& m) {
         py::arg("form"), py::arg("block"), "Each row's nearest other row; see tdmaps.nearest_neighbour.");
   m.def("count_within", &count_within, py::arg("X"), py::arg("radius"), py::arg("map"), py::arg("sqrt"),
         py::arg("form"), py::arg("block"), "Pairs of rows closer than radius; see tdmaps.count_within.");
+  // comm= (python/tdmaps/_mpi.py): one part of the league each, host NumPy results.
+  m.def("one_launch", &one_launch, py::arg("map"),
+        "Whether the map runs one launch of blocks (bb, lambda, rb): the maps comm= splits into omega ranges.");
+  m.def(
+      "pair_histogram_part",
+      [](py::handle X, std::int64_t bins, double rmax, const py::object& alloc, const std::string& map,
+         const std::string& sqrt, const std::string& form, int block, index_t part, index_t parts) {
+        Request r = request(What::hist, map, sqrt, form, block);
+        check_bins(bins, rmax);
+        r.bins = bins;
+        r.rmax = rmax;
+        return reduce_part(r, X, part, parts, alloc, py::none());
+      },
+      py::arg("X"), py::arg("bins"), py::arg("rmax"), py::arg("alloc"), py::arg("map"), py::arg("sqrt"),
+      py::arg("form"), py::arg("block"), py::arg("part"), py::arg("parts"),
+      "pair_histogram of the pairs of part `part` of `parts` of the league (int64 NumPy counts).");
+  m.def(
+      "count_within_part",
+      [](py::handle X, double radius, const std::string& map, const std::string& sqrt, const std::string& form,
+         int block, index_t part, index_t parts) {
+        Request r = request(What::count, map, sqrt, form, block);
+        if (std::isnan(radius)) throw py::value_error("radius: NaN");
+        r.radius = radius;
+        return reduce_part(r, X, part, parts, py::none(), py::none());
+      },
+      py::arg("X"), py::arg("radius"), py::arg("map"), py::arg("sqrt"), py::arg("form"), py::arg("block"),
+      py::arg("part"), py::arg("parts"), "count_within of the pairs of part `part` of `parts` of the league.");
+  m.def(
+      "nearest_part",
+      [](py::handle X, py::handle keys, const py::object& alloc, const std::string& map, const std::string& sqrt,
+         const std::string& form, int block, index_t part, index_t parts) {
+        return reduce_part(request(What::nn, map, sqrt, form, block), X, part, parts, alloc, keys);
+      },
+      py::arg("X"), py::arg("keys"), py::arg("alloc"), py::arg("map"), py::arg("sqrt"), py::arg("form"),
+      py::arg("block"), py::arg("part"), py::arg("parts"),
+      "(keys, fp32): nearest_neighbour keys (uint64, min-reduce them) of part `part` of `parts`: the first pass "
+      "(keys=None), or for float64 points the index pass at the reduced first-pass keys.");
+  m.def("nearest_decode", &nearest_decode, py::arg("keys"), py::arg("index_keys"), py::arg("fp32"), py::arg("alloc"),
+        "(dist, index) of the min-reduced keys of nearest_part.");
 }
 
 }  // namespace python

@@ -8,6 +8,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 import tdmaps
 
 
@@ -72,10 +74,14 @@ def test_calls_after_finalize_raise(tmp_path):
 
 
 def build_tree():
-    """The build tree that made this module: the directory with CMakeCache.txt above it."""
+    """The build tree that made this module: the directory with CMakeCache.txt above it.
+    An installed package (python/scripts/wheel_check.sh sets TDMAPS_TESTS_INSTALLED=1) has
+    none: the tests that need one skip there."""
     for d in Path(tdmaps.__file__).resolve().parents:
         if (d / "CMakeCache.txt").is_file():
             return d
+    if os.environ.get("TDMAPS_TESTS_INSTALLED") == "1":
+        pytest.skip("an installed package: no build tree (its install rule is checked from the build tree)")
     raise AssertionError("tdmaps was not imported from a build tree (%s): run the tests with "
                          "PYTHONPATH=<build>/python (ctest -L python does)" % tdmaps.__file__)
 
@@ -103,4 +109,22 @@ def test_installed_prefix_imports(tmp_path):
     r = run_python(code, site, tmp_path)
     assert r.returncode == 0, r.stderr
     assert Path(r.stdout.strip()).resolve() == (site / "tdmaps" / "__init__.py").resolve()
-    assert sorted(p.name.split(".")[0] for p in (site / "tdmaps").iterdir()) == ["__init__", "_tdmaps"]
+    assert sorted(p.name.split(".")[0] for p in (site / "tdmaps").iterdir()) == ["__init__", "_mpi", "_tdmaps"]
+
+
+def test_version_is_the_projects_one():
+    """__version__ comes from project(VERSION) through <tdmaps/version.hpp>, as the CLIs' --version."""
+    from tdmaps import _tdmaps
+
+    assert tdmaps.__version__ == _tdmaps.__version__
+    src = os.environ.get("TDMAPS_SOURCE_DIR")
+    top = (Path(src) if src else Path(__file__).resolve().parents[2]) / "CMakeLists.txt"
+    m = re.search(r"project\(\s*tdmaps\s+VERSION\s+([0-9.]+)", top.read_text())
+    assert m and tdmaps.__version__ == m.group(1), (tdmaps.__version__, m and m.group(1))
+    source = (top.parent / "python" / "tdmaps" / "__init__.py").read_text()
+    assert not re.search(r"__version__\s*=\s*['\"]", source), "a version literal in python/tdmaps/__init__.py"
+    cli = build_tree() / "bin" / "tdmaps-edm"
+    if cache_value(build_tree(), "TDMAPS_ENABLE_APPS") in ("ON", "1", "TRUE"):
+        r = subprocess.run([str(cli), "--version"], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.strip() == "tdmaps-edm " + tdmaps.__version__, r.stdout

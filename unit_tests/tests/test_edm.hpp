@@ -424,8 +424,8 @@ std::vector<Real> cloud_points(Cloud kind, index_t n, int d, unsigned seed) {
   return out;
 }
 
-/// The gemm path (and the automatic choice, which takes it from
-/// gemm_min_dims on) against the oracle with the element kernel's tolerance,
+/// The gemm path (and the automatic choice, tile or element, which never
+/// takes it) against the oracle with the element kernel's tolerance,
 /// 4 (d + 2) eps relative and no absolute slack: a zero distance (duplicate
 /// points) must come out exactly 0. gemm runs on the lambda map; automatic
 /// alternates between the lambda map at block side 32 (tile where its
@@ -607,18 +607,18 @@ TEST(TEST_CATEGORY, edm_large_d_and_automatic_kernel) {
             edm::Kernel::element);
   EXPECT_EQ((edm::resolve_kernel<Space, Lambda, float>(edm::Kernel::element, 4, 32)), edm::Kernel::element);
   // 2 x 32 x 300 doubles of scratch fit no backend's level-0 team scratch:
-  // gemm (from the threshold on) or element instead.
+  // the element kernel instead, never gemm (not bit for bit the direct sum),
+  // whatever d, also past gemm_min_dims.
   EXPECT_FALSE((edm::tile_fits<Space, double>(32, 300)));
   const int threshold = edm::gemm_min_dims<Space>();
   EXPECT_LE(threshold, 300);
-  EXPECT_EQ((edm::resolve_kernel<Space, Lambda, double>(edm::Kernel::automatic, 300, 32)),
-            edm::has_gemm() ? edm::Kernel::gemm : edm::Kernel::element);
+  EXPECT_EQ((edm::resolve_kernel<Space, Lambda, double>(edm::Kernel::automatic, 300, 32)), edm::Kernel::element);
   EXPECT_EQ((edm::resolve_kernel<Space, Lambda, float>(edm::Kernel::automatic, 200, 8)), edm::Kernel::tile);
+  EXPECT_EQ((edm::resolve_kernel<Space, Lambda, double>(edm::Kernel::gemm, 4, 32)), edm::Kernel::gemm);  // asked for
   // A thread-space map cannot run the tile kernel at any d.
-  EXPECT_EQ((edm::resolve_kernel<Space, tdmaps::UpperTriangularMap, float>(edm::Kernel::automatic, threshold, 8)),
-            edm::has_gemm() ? edm::Kernel::gemm : edm::Kernel::element);
-  EXPECT_EQ((edm::resolve_kernel<Space, tdmaps::UpperTriangularMap, float>(edm::Kernel::automatic, threshold - 1, 8)),
-            edm::Kernel::element);
+  for (const int d : {threshold - 1, threshold, 300})
+    EXPECT_EQ((edm::resolve_kernel<Space, tdmaps::UpperTriangularMap, float>(edm::Kernel::automatic, d, 8)),
+              edm::Kernel::element);
 }
 
 TEST(TEST_CATEGORY, edm_rejects_bad_arguments) {

@@ -1,7 +1,8 @@
 // The EDM past device memory and without the matrix: edm_chunk (any chunk
 // edges) bit for bit against the whole matrix of the element kernel, and the
 // reductions (pair_histogram, count_within, nearest_neighbour), whole and by
-// omega ranges, against host nested loops.
+// omega ranges, against host nested loops; the histogram's bins against a
+// table of NumPy's edges (np.linspace) on distances placed on every edge.
 #include <tdmaps/edm.hpp>
 #include <tdmaps/edm/chunk.hpp>
 #include <tdmaps/edm/reduce.hpp>
@@ -9,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -43,6 +45,24 @@ Kokkos::View<Real**, Kokkos::LayoutRight, Mem> random_points(index_t n, int d, u
     for (int c = 0; c < d; ++c) m(i, c) = host[std::size_t(i * d + c)];
   Kokkos::deep_copy(x, m);
   return x;
+}
+
+/// NumPy's bin edges: np.linspace(0, rmax, bins + 1) in fp64, rounded to Real.
+template <class Real>
+std::vector<Real> linspace_edges(double rmax, int bins) {
+  std::vector<Real> e(static_cast<std::size_t>(bins) + 1);
+  const double step = rmax / bins;
+  for (int b = 0; b < bins; ++b)
+    e[std::size_t(b)] = static_cast<Real>(step == 0 ? static_cast<double>(b) / bins * rmax : b * step);
+  e[std::size_t(bins)] = static_cast<Real>(rmax);
+  return e;
+}
+
+/// np.histogram's bin of r (edge_b <= r < edge_{b+1}), -1 for r >= rmax or NaN.
+template <class Real>
+int linspace_bin(const std::vector<Real>& edges, Real r) {
+  if (!(r < edges.back())) return -1;
+  return static_cast<int>(std::upper_bound(edges.begin(), edges.end(), r) - edges.begin()) - 1;
 }
 
 /// The squared distance as the kernels form it (in order, in Real); nvcc
@@ -100,7 +120,7 @@ void check_reductions(index_t n, int d, int parts, unsigned seed) {
   index_t count = 0;
   std::vector<index_t> nn_idx(static_cast<std::size_t>(n), -1);
   std::vector<Real> nn_sq(static_cast<std::size_t>(n), std::numeric_limits<Real>::infinity());
-  const Real scale = static_cast<Real>(bins) / static_cast<Real>(rmax);
+  const auto edges = linspace_edges<Real>(rmax, bins);
   for (index_t i = 0; i < n; ++i)
     for (index_t j = 0; j < n; ++j) {
       if (i == j) continue;
@@ -111,7 +131,8 @@ void check_reductions(index_t n, int d, int parts, unsigned seed) {
       }
       if (j < i) {
         const Real r = std::sqrt(s);
-        if (r < static_cast<Real>(rmax)) ++hist[std::size_t(std::min(bins - 1, static_cast<int>(r * scale)))];
+        const int b = linspace_bin(edges, r);
+        if (b >= 0) ++hist[std::size_t(b)];
         count += r < static_cast<Real>(radius) ? 1 : 0;
       }
     }
@@ -295,4 +316,140 @@ TEST(TEST_CATEGORY, edm_count_threshold_is_the_exact_boundary) {
   check_exact_radius<double, tdmaps::LambdaMap<>>();
   check_exact_radius<float, tdmaps::BoundingBoxMap>();
   check_exact_radius<double, tdmaps::UpperTriangularMap>();
+}
+
+namespace tdmaps_edm_scale_test {
+
+/// 1-D points: 0 and edges of `edges` (every one, or `most` at random besides
+/// the first, the last two and rmax itself), each with its neighbours one ulp
+/// below and above: the distances from 0 are those values exactly
+/// (sqrt(t * t) == |t|), so every edge is hit and both its sides.
+template <class Real>
+std::vector<Real> edge_points(const std::vector<Real>& edges, int most, unsigned seed) {
+  const int bins = static_cast<int>(edges.size()) - 1;
+  std::vector<int> pick;
+  if (bins + 1 <= most) {
+    for (int b = 0; b <= bins; ++b) pick.push_back(b);
+  } else {
+    pick = {1, bins - 1, bins};
+    std::mt19937_64 g(seed);
+    for (int k = 0; k < most; ++k) pick.push_back(static_cast<int>(g() % static_cast<std::uint64_t>(bins + 1)));
+  }
+  std::vector<Real> x = {Real(0)};
+  for (const int b : pick) {
+    const Real e = edges[std::size_t(b)];
+    x.push_back(e);
+    x.push_back(std::nextafter(e, Real(0)));
+    x.push_back(std::nextafter(e, std::numeric_limits<Real>::infinity()));
+  }
+  return x;
+}
+
+/// pair_histogram of 1-D points hx under Map (by `parts` omega ranges where
+/// parts > 0) against np.histogram's rule on the host distances.
+template <class Real, class Map>
+void check_edges(const std::vector<Real>& hx, double rmax, int bins, int parts, const std::string& what) {
+  const index_t n = static_cast<index_t>(hx.size());
+  const auto edges = linspace_edges<Real>(rmax, bins);
+  std::vector<std::int64_t> want(static_cast<std::size_t>(bins), 0);
+  for (index_t i = 0; i < n; ++i)
+    for (index_t j = 0; j < i; ++j) {
+      const int b = linspace_bin(edges, std::sqrt(host_sq(hx, 1, i, j)));
+      if (b >= 0) ++want[std::size_t(b)];
+    }
+  Kokkos::View<Real**, Kokkos::LayoutRight, Mem> x("x", static_cast<std::size_t>(n), 1);
+  auto m = Kokkos::create_mirror_view(x);
+  for (index_t i = 0; i < n; ++i) m(i, 0) = hx[std::size_t(i)];
+  Kokkos::deep_copy(x, m);
+  const Map map(n, 32, tdmaps::Triangle::strict_lower);
+  Kokkos::View<std::int64_t*, Mem> h("h", static_cast<std::size_t>(bins));
+  if constexpr (!tdmaps::detail::has_multi_launch<Map>::value) {
+    if (parts > 0) {
+      for (int p = 0; p < parts; ++p) edm::pair_histogram(Space(), x, map, tdmaps::omega_range(map, p, parts), rmax, h);
+    } else {
+      edm::pair_histogram(Space(), x, map, rmax, h);
+    }
+  } else {
+    edm::pair_histogram(Space(), x, map, rmax, h);
+  }
+  auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), h);
+  int bad = 0;
+  for (int b = 0; b < bins && bad < 3; ++b)
+    if (got(b) != want[std::size_t(b)]) {
+      ++bad;
+      ADD_FAILURE() << what << " " << Map::name << (std::is_same<Real, float>::value ? " fp32" : " fp64") << " rmax "
+                    << rmax << " bins " << bins << " parts " << parts << ": bin " << b << " = " << got(b)
+                    << ", np.histogram " << want[std::size_t(b)] << " (edges " << edges[std::size_t(b)] << ", "
+                    << edges[std::size_t(b) + 1] << ")";
+    }
+}
+
+template <class Real>
+void check_edges_every_map(double rmax, int bins, int most, unsigned seed) {
+  const auto hx = edge_points(linspace_edges<Real>(rmax, bins), most, seed);
+  check_edges<Real, tdmaps::LambdaMap<>>(hx, rmax, bins, 0, "edges");
+  check_edges<Real, tdmaps::LambdaMap<>>(hx, rmax, bins, 3, "edges");
+  check_edges<Real, tdmaps::BoundingBoxMap>(hx, rmax, bins, 2, "edges");
+  check_edges<Real, tdmaps::RectangularBoxMap>(hx, rmax, bins, 0, "edges");
+  check_edges<Real, tdmaps::RecursiveMap>(hx, rmax, bins, 0, "edges");
+  check_edges<Real, tdmaps::HadoukenMap>(hx, rmax, bins, 0, "edges");
+}
+
+/// The histogram of two 1-D points 0 and r.
+template <class Real>
+std::vector<std::int64_t> two_point_histogram(Real r, double rmax, int bins) {
+  Kokkos::View<Real**, Kokkos::LayoutRight, Mem> x("x", 2, 1);
+  auto m = Kokkos::create_mirror_view(x);
+  m(0, 0) = Real(0);
+  m(1, 0) = r;
+  Kokkos::deep_copy(x, m);
+  Kokkos::View<std::int64_t*, Mem> h("h", static_cast<std::size_t>(bins));
+  edm::pair_histogram(Space(), x, tdmaps::LambdaMap<>(2, 32, tdmaps::Triangle::strict_lower), rmax, h);
+  auto g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), h);
+  return std::vector<std::int64_t>(g.data(), g.data() + bins);
+}
+
+}  // namespace tdmaps_edm_scale_test
+
+TEST(TEST_CATEGORY, edm_histogram_bins_are_numpys_on_every_edge) {
+  // A value on an edge is in the bin it starts: r = 0.7 / 3 (edge 1 of R = 0.7,
+  // B = 3) in bin 1, 3 * (0.7 / 10) in bin 3 of 10, as np.histogram has them.
+  EXPECT_EQ(two_point_histogram<double>(0.7 / 3, 0.7, 3), (std::vector<std::int64_t>{0, 1, 0}));
+  EXPECT_EQ(two_point_histogram<float>(static_cast<float>(0.7 / 3), 0.7, 3), (std::vector<std::int64_t>{0, 1, 0}));
+  std::vector<std::int64_t> third(10, 0);
+  third[3] = 1;
+  EXPECT_EQ(two_point_histogram<double>(3 * (0.7 / 10), 0.7, 10), third);
+  EXPECT_EQ(two_point_histogram<float>(static_cast<float>(3 * (0.7 / 10)), 0.7, 10), third);
+  // rmax itself is in no bin; one ulp below it is in the last.
+  EXPECT_EQ(two_point_histogram<double>(0.7, 0.7, 3), (std::vector<std::int64_t>{0, 0, 0}));
+  EXPECT_EQ(two_point_histogram<float>(std::nextafter(0.7f, 0.f), 0.7, 3), (std::vector<std::int64_t>{0, 0, 1}));
+  std::vector<std::pair<double, int>> cases = {{0.7, 3},  {0.7, 10},   {1.0, 1},    {1.0, 7},  {0.1, 49},
+                                               {1.1, 17}, {0.3, 64},   {2.5, 1000}, {123.4, 333}, {1e-3, 100},
+                                               {1e-30, 5}, {3e30, 12}, {1e-40, 6},  {1e-310, 4}, {5e-324, 3}};
+  std::mt19937_64 g(2026u);
+  std::uniform_real_distribution<double> u(-4.0, 4.0);
+  for (int k = 0; k < 12; ++k) cases.emplace_back(std::pow(10.0, u(g)), 1 + static_cast<int>(g() % 3000u));
+  unsigned seed = 1u;
+  for (const auto& [rmax, bins] : cases) {
+    check_edges_every_map<double>(rmax, bins, 150, ++seed);
+    check_edges_every_map<float>(rmax, bins, 150, ++seed);
+  }
+}
+
+TEST(TEST_CATEGORY, edm_histogram_takes_bins_up_to_2_pow_24) {
+  // Past a team's scratch (8,176 bins on the host backends) the bins are
+  // counted in global memory; 2^24 (the documented limit) works, 2^24 + 1 is refused.
+  for (const int bins : {8176, 8177, 100003, edm::max_histogram_bins}) {
+    for (const double rmax : {1.0, 0.7}) {
+      const auto hd = edge_points(linspace_edges<double>(rmax, bins), 100, 7u);
+      check_edges<double, tdmaps::LambdaMap<>>(hd, rmax, bins, 0, "many bins");
+      const auto hf = edge_points(linspace_edges<float>(rmax, bins), 100, 8u);
+      check_edges<float, tdmaps::BoundingBoxMap>(hf, rmax, bins, 2, "many bins");
+    }
+  }
+  std::vector<double> hx;
+  auto x = random_points<double>(300, 3, 4u, hx);
+  const tdmaps::LambdaMap<> map(300, 32, tdmaps::Triangle::strict_lower);
+  Kokkos::View<std::int64_t*, Mem> over("over", std::size_t(edm::max_histogram_bins) + 1);
+  EXPECT_THROW(edm::pair_histogram(Space(), x, map, 1.0, over), std::invalid_argument);
 }

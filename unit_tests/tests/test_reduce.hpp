@@ -343,6 +343,55 @@ TEST(TEST_CATEGORY, omega_ranges_are_balanced_by_elements) {
   }
 }
 
+namespace tdmaps_reduce_test {
+/// Bins spread over ~10^5 values (d2 * 5 + i % 5 - 7; some outside [0, bins)).
+struct SpreadKernel {
+  Kokkos::View<std::int64_t**, Kokkos::LayoutRight, Mem> x;
+  KOKKOS_FUNCTION int operator()(const index_t i, const index_t j) const {
+    return static_cast<int>(dev_d2(x, i, j) * 5 + i % 5) - 7;
+  }
+};
+
+template <class Map>
+void check_many_bins(const Map& map, const Points& p, int bins, int parts) {
+  std::vector<std::int64_t> want(static_cast<std::size_t>(bins), 0);
+  each_pair(p.n, map.domain.triangle, [&](index_t i, index_t j) {
+    const std::int64_t b = p.d2(i, j) * 5 + i % 5 - 7;
+    if (b >= 0 && b < bins) ++want[std::size_t(b)];
+  });
+  Kokkos::View<std::int64_t*, Mem> hist("hist", static_cast<std::size_t>(bins));
+  if constexpr (!tdmaps::detail::has_multi_launch<Map>::value) {
+    for (int k = 0; k < parts; ++k)
+      tdmaps::histogram_pairs(Space(), map, tdmaps::omega_range(map, k, parts), SpreadKernel{p.x}, hist);
+  }
+  if (parts == 0) tdmaps::histogram_pairs(Space(), map, SpreadKernel{p.x}, hist);
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), hist);
+  int bad = 0;
+  for (int b = 0; b < bins && bad < 3; ++b)
+    if (h(b) != want[std::size_t(b)]) {
+      ++bad;
+      ADD_FAILURE() << Map::name << " bins " << bins << " parts " << parts << ": bin " << b << " = " << h(b)
+                    << ", oracle " << want[std::size_t(b)];
+    }
+}
+}  // namespace tdmaps_reduce_test
+
+TEST(TEST_CATEGORY, histograms_past_team_scratch_count_in_global_memory) {
+  // The most bins a team's scratch holds, one more (global memory), and many more.
+  const int fit = static_cast<int>((static_cast<std::size_t>(tdmaps::team_policy_t<Space>::scratch_size_max(0)) -
+                                    tdmaps::tile_scratch_alignment) / sizeof(std::uint32_t));
+  const Points p(233, 41u);
+  for (const int bins : {fit, fit + 1, 3 * fit + 5, 1 << 17}) {
+    for (Triangle t : {Triangle::lower, Triangle::strict_lower}) {
+      check_many_bins(tdmaps::LambdaMap<>(233, 16, t), p, bins, 0);
+      check_many_bins(tdmaps::BoundingBoxMap(233, 32, t), p, bins, 3);
+      check_many_bins(tdmaps::RecursiveMap(233, 8, t), p, bins, 0);
+      check_many_bins(tdmaps::HadoukenMap(233, 32, t), p, bins, 0);
+      check_many_bins(tdmaps::RectangularBoxMap(233, 32, t), p, bins, 0);
+    }
+  }
+}
+
 TEST(TEST_CATEGORY, omega_ranges_reject_bad_arguments) {
   const tdmaps::LambdaMap<> lam(100, 8);
   EXPECT_THROW(tdmaps::omega_range(lam, 0, 0), std::invalid_argument);

@@ -131,8 +131,9 @@ struct ReduceFunctor {
 };
 
 /// histogram_pairs: counts per bin in team scratch (bins x uint32), added to
-/// the output with one atomic per nonzero bin and team.
-template <class ExecSpace, class Map, class Kernel, class Counts>
+/// the output with one atomic per nonzero bin and team; Global (bins that do
+/// not fit a team's scratch): one atomic per pair into the output.
+template <class ExecSpace, class Map, class Kernel, class Counts, bool Global = false>
 struct HistogramFunctor {
   Map map;
   Kernel kernel;
@@ -144,13 +145,22 @@ struct HistogramFunctor {
   index_t count = 0;
 
   KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team) const {
-    auto* h = static_cast<std::uint32_t*>(
-        team.team_scratch(0).get_shmem_aligned(sizeof(std::uint32_t) * bins, tile_scratch_alignment));
-    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, bins), [&](const int b) { h[b] = 0; });
-    team.team_barrier();
+    // 64-bit counts as unsigned long long: CUDA's native atomic (Kokkos 3
+    // takes (unsigned) long through a compare-and-swap loop, a retry storm
+    // when every team adds to the same bins).
+    const auto out = [&](const int b) { return reinterpret_cast<unsigned long long*>(&counts(b)); };
+    [[maybe_unused]] std::uint32_t* h = nullptr;  // the team's bins (scratch path)
+    if constexpr (!Global) {
+      h = static_cast<std::uint32_t*>(
+          team.team_scratch(0).get_shmem_aligned(sizeof(std::uint32_t) * bins, tile_scratch_alignment));
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, bins), [&](const int b) { h[b] = 0; });
+      team.team_barrier();
+    }
     const auto add = [&](const auto& k, const index_t i, const index_t j) {
       const int b = k(i, j);
-      if (b >= 0 && b < bins) intrinsics::scratch_add(&h[b], 1u);
+      if (b < 0 || b >= bins) return;
+      if constexpr (Global) Kokkos::atomic_add(out(b), 1ull);
+      else intrinsics::scratch_add(&h[b], 1u);
     };
     each_block<ExecSpace>(map, launch, offset, count, team, [&](const Tile& t) {
       if constexpr (lane_walk<ExecSpace>()) {
@@ -163,14 +173,12 @@ struct HistogramFunctor {
         walk_all(t, [&](const index_t i, const index_t j) { add(kernel, i, j); });
       }
     });
-    team.team_barrier();
-    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, bins), [&](const int b) {
-      // 64-bit counts as unsigned long long: CUDA's native atomic (Kokkos 3
-      // takes (unsigned) long through a compare-and-swap loop, a retry storm
-      // when every team adds to the same bins).
-      if (h[b] != 0)
-        Kokkos::atomic_add(reinterpret_cast<unsigned long long*>(&counts(b)), static_cast<unsigned long long>(h[b]));
-    });
+    if constexpr (!Global) {
+      team.team_barrier();
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, bins), [&](const int b) {
+        if (h[b] != 0) Kokkos::atomic_add(out(b), static_cast<unsigned long long>(h[b]));
+      });
+    }
   }
 };
 

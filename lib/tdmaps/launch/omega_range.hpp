@@ -9,17 +9,20 @@
 //   OmegaRange r = omega_range(map, part, parts);   // part in [0, parts)
 //
 // gives `parts` contiguous ranges that cover the league exactly once. For the
-// 2-D maps whose league runs block row by block row (lambda, bb) each part
-// holds the same number of elements of the domain to within one block's
-// elements (elements_before() below); for the other maps (3-D included) the
-// parts hold equal numbers of omegas. Under lambda a range that starts
-// and ends on block-row boundaries (block_rows_range) is a contiguous slab of
-// the packed order: rows [b0 rho, b1 rho).
+// 2-D maps whose league runs block row by block row (lambda, bb) and the 3-D
+// ones whose league runs block layer by block layer (lambda3, bb3) each part
+// holds the same number of elements (pairs; triplets in 3-D) of the domain to
+// within one block's elements (elements_before() below, the 3-D count in
+// launch/omega_range3.hpp); for any other one-launch map the parts hold
+// equal numbers of omegas. Under lambda a range that starts and ends on
+// block-row boundaries (block_rows_range) is a contiguous slab of the packed
+// order: rows [b0 rho, b1 rho).
 
 #include <tdmaps/core/domain.hpp>
 #include <tdmaps/core/triangular.hpp>
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/detail/map_access.hpp>
+#include <tdmaps/launch/omega_range3.hpp>
 #include <tdmaps/maps/bounding_box.hpp>
 #include <tdmaps/maps/lambda.hpp>
 #include <tdmaps/maps/map_concept.hpp>
@@ -50,6 +53,11 @@ struct is_lambda2<LambdaMap<S, F>> : std::true_type {};
 template <class Map>
 struct has_row_order : std::integral_constant<bool, is_lambda2<Map>::value || std::is_same<Map, BoundingBoxMap>::value> {};
 
+/// Whether elements_before() has a closed form for Map (2-D or 3-D), so
+/// omega_range() balances by elements.
+template <class Map>
+struct has_elements_before : std::integral_constant<bool, has_row_order<Map>::value || has_layer_order3<Map>::value> {};
+
 /// Elements of a triangle's rows [0, r): T(r) (lower) or T(r - 1) (strict).
 inline index_t rows_elements(index_t r, Triangle t) { return t == Triangle::lower ? tri(r) : (r > 0 ? tri(r - 1) : 0); }
 
@@ -65,16 +73,20 @@ inline index_t row_prefix2(const Domain2& d, index_t bi, index_t bj, bool diag) 
 
 }  // namespace detail
 
-/// Number of elements of map.domain in the blocks of omegas [0, omega)
-/// (lambda, bb). The league's end gives elements().
+/// Number of elements of map.domain (triplets of a 3-D map's tetrahedron) in
+/// the blocks of omegas [0, omega) (lambda, bb, lambda3, bb3); O(1), exact in
+/// int64 up to the largest side. The league's end gives elements().
 template <class Map>
 index_t elements_before(const Map& map, index_t omega) {
-  static_assert(detail::has_row_order<Map>::value,
-                "tdmaps::elements_before: needs a 2-D map whose league runs block row by block row (lambda, bb)");
+  static_assert(detail::has_elements_before<Map>::value,
+                "tdmaps::elements_before: needs a map whose league runs block row by block row (lambda, bb) or "
+                "block layer by block layer (lambda3, bb3)");
   const auto& d = map.domain;
   if (omega <= 0) return 0;
   if (omega >= map.league_size()) return d.elements();
-  if constexpr (detail::is_lambda2<Map>::value) {
+  if constexpr (detail::has_layer_order3<Map>::value) {
+    return detail::elements_before3(map, omega);
+  } else if constexpr (detail::is_lambda2<Map>::value) {
     const index_t bi = tri_root(omega);
     const index_t bj = omega - tri(bi);
     return detail::rows_elements(bi * d.rho, d.triangle) + detail::row_prefix2(d, bi, bj, false);
@@ -95,8 +107,10 @@ OmegaRange full_range(const Map& map) {
 }
 
 /// Part `part` of `parts` contiguous ranges covering map's league (the top
-/// of this file): balanced by elements for lambda / bb (2-D), by omegas for
-/// the other one-launch maps.
+/// of this file): balanced by elements for lambda / bb (2-D) and by
+/// triplets for lambda3 / bb3, by omegas for any other one-launch map. Each
+/// part holds total / parts elements to within one block's elements (rho^2,
+/// rho^3 in 3-D); O(log league) calls of elements_before.
 template <class Map>
 OmegaRange omega_range(const Map& map, index_t part, index_t parts) {
   const OmegaRange all = full_range(map);
@@ -108,7 +122,7 @@ OmegaRange omega_range(const Map& map, index_t part, index_t parts) {
   auto boundary = [&](index_t p) -> index_t {
     if (p <= 0) return all.begin;
     if (p >= parts) return all.end;
-    if constexpr (detail::has_row_order<Map>::value) {
+    if constexpr (detail::has_elements_before<Map>::value) {
       const index_t total = map.domain.elements();
       // target = ceil(total p / parts) without overflowing total p
       const index_t q = total / parts, r = total % parts;

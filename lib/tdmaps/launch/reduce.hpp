@@ -3,7 +3,8 @@
 
 // Pair reductions: a result over the elements of a 2-D map's domain that
 // never stores the matrix. Each team reduces its blocks in registers or team
-// scratch and combines once (detail/reduce_functors.hpp): no atomic per pair.
+// scratch and combines once (detail/reduce_functors.hpp): no atomic per pair
+// (but for histograms of more bins than a team's scratch holds).
 //
 //   reduce_pairs(space, map[, range], kernel, reducer[, label[, hints]])
 //       kernel(i, j, update) for every element; reducer is a Kokkos reducer
@@ -11,7 +12,9 @@
 //       holds the result on return (Kokkos' team and league reductions).
 //   histogram_pairs(space, map[, range], kernel, counts[, label[, hints]])
 //       counts(b) += #{elements with kernel(i, j) == b}, b in [0, counts.extent(0));
-//       kernel results outside that range are not counted.
+//       kernel results outside that range are not counted. Any number of
+//       bins below 2^31: bins that do not fit a team's scratch are added
+//       to counts with an atomic per pair instead.
 //   reduce_rows(space, map[, range], kernel, rows, Op[, label[, hints]])
 //       both ends of each pair: rows(i) = Op::join(rows(i), kernel(i, j)) and
 //       rows(j) = Op::join(rows(j), kernel(j, i)) for every element (i, j),
@@ -266,32 +269,31 @@ void histogram_launch(const ExecSpace& space, const Map& map, int l, index_t beg
                     sizeof(typename Counts::value_type) == 8,
                 "tdmaps::histogram_pairs: counts is a 1-D View of 64-bit integers");
   const std::size_t bins = counts.extent(0);
+  if (bins == 0) throw std::invalid_argument("tdmaps::histogram_pairs: counts has no bins");
+  if (bins > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw std::invalid_argument("tdmaps::histogram_pairs: " + std::to_string(bins) + " bins (at most 2^31 - 1)");
   const std::size_t bytes = sizeof(std::uint32_t) * bins;
   const std::size_t max_scratch = static_cast<std::size_t>(team_policy_t<ExecSpace>::scratch_size_max(0));
-  if (bins == 0) throw std::invalid_argument("tdmaps::histogram_pairs: counts has no bins");
-  if (bytes + tile_scratch_alignment > max_scratch)
-    throw std::invalid_argument("tdmaps::histogram_pairs: " + std::to_string(bins) +
-                                " bins do not fit a team's scratch on this backend (at most " +
-                                std::to_string((max_scratch - tile_scratch_alignment) / sizeof(std::uint32_t)) +
-                                " bins)");
   int team_size, vector_length;
   team_shape<ExecSpace>(map.domain, reduce_walk_hints(hints, map.domain.rho, is_gpu_space<ExecSpace>::value),
                         LaunchKind::element, team_size, vector_length);
   // A team flushes its bins once per reduce_blocks_per_team blocks.
   const int per_team = reduce_blocks_per_team(hints, is_gpu_space<ExecSpace>::value);
-  HistogramFunctor<ExecSpace, Map, Kernel, Counts> f{map,
-                                                     kernel,
-                                                     counts,
-                                                     static_cast<int>(bins),
-                                                     l,
-                                                     log2_block_side(map.domain.rho)};
-  each_launch(begin, end, per_team, [&](index_t offset, index_t count, int teams) {
-    f.offset = offset;
-    f.count = count;
-    team_policy_t<ExecSpace> policy(space, teams, team_size, vector_length);
-    policy.set_scratch_size(0, Kokkos::PerTeam(bytes + tile_scratch_alignment));
-    Kokkos::parallel_for(label, policy, f);
-  });
+  const auto run = [&](auto global) {
+    constexpr bool Global = decltype(global)::value;
+    HistogramFunctor<ExecSpace, Map, Kernel, Counts, Global> f{
+        map, kernel, counts, static_cast<int>(bins), l, log2_block_side(map.domain.rho)};
+    each_launch(begin, end, per_team, [&](index_t offset, index_t count, int teams) {
+      f.offset = offset;
+      f.count = count;
+      team_policy_t<ExecSpace> policy(space, teams, team_size, vector_length);
+      if constexpr (!Global) policy.set_scratch_size(0, Kokkos::PerTeam(bytes + tile_scratch_alignment));
+      Kokkos::parallel_for(label, policy, f);
+    });
+  };
+  // Bins past a team's scratch: an atomic per pair into counts.
+  if (bytes + tile_scratch_alignment > max_scratch) run(std::true_type());
+  else run(std::false_type());
 }
 
 template <class ExecSpace, class Map, class Kernel, class Rows, class Op>

@@ -13,8 +13,8 @@
 // condensed (SciPy's pdist order, no diagonal), full (n x n; both halves
 // when symmetric). Kernels: element (any map), tile (team scratch;
 // block-space maps), linear (packed / condensed in memory order), gemm
-// (Kokkos Kernels, guarded), automatic (tile where it fits, else gemm from
-// gemm_min_dims, else element). Every kernel is exact to the element
+// (Kokkos Kernels, guarded), automatic (tile where it fits, else element;
+// gemm only when asked for). Every kernel is exact to the element
 // kernel's direct formula: the gemm path recomputes the pairs its error
 // bound does not vouch for (detail::GemmAccuracy). NaN and Inf propagate as
 // in SciPy. edm() does not fence (the gemm path does). apps/edm/README.md

@@ -67,14 +67,11 @@ struct PopcountWords {
 
 }  // namespace detail
 
-/// Tests every pair j < i of `spheres` under `map` (Triangle::strict_lower,
-/// n = spheres.extent(0)) with `kernel`, fills out's View for `result`, and
-/// returns the number of colliding pairs. Fences `space` before returning.
-/// `hints` shape the GPU teams (launch layer).
+namespace detail {
 template <class ExecSpace, class Map>
 index_t collide(const ExecSpace& space, const ConstSpheres<typename ExecSpace::memory_space>& spheres, const Map& map,
-                Result result, Kernel kernel, Output<typename ExecSpace::memory_space>& out,
-                const LaunchHints& hints = LaunchHints()) {
+                const OmegaRange* range, Result result, Kernel kernel, Output<typename ExecSpace::memory_space>& out,
+                const LaunchHints& hints) {
   using mem = typename ExecSpace::memory_space;
   const index_t n = static_cast<index_t>(spheres.extent(0));
   if (map.domain.triangle != Triangle::strict_lower)
@@ -107,9 +104,18 @@ index_t collide(const ExecSpace& space, const ConstSpheres<typename ExecSpace::m
   if (result == Result::count && kernel == Kernel::element) {
     // The element kernel's count is a pair reduction of the library.
     detail::check_spheres(space, spheres);
-    if (n > 1)
-      reduce_pairs(space, map, detail::HitCount<mem>{b}, Kokkos::Sum<index_t>(total),
-                   std::string("tdmaps::collision::count::element::") + Map::name, hints);
+    const std::string label = std::string("tdmaps::collision::count::element::") + Map::name;
+    bool done = false;
+    if constexpr (tdmaps::is_block_space_map_v<Map> && !tdmaps::is_multi_launch_map_v<Map>) {
+      if (range) {
+        reduce_pairs(space, map, *range, detail::HitCount<mem>{b}, Kokkos::Sum<index_t>(total), label, hints);
+        done = true;
+      }
+    }
+    if (range && !done)
+      throw std::invalid_argument(std::string("tdmaps::collision: omega ranges need a one-launch block-space map "
+                                              "(bb, lambda, rb); got map '") + Map::name + "'");
+    if (n > 1 && !done) reduce_pairs(space, map, detail::HitCount<mem>{b}, Kokkos::Sum<index_t>(total), label, hints);
     space.fence();
     return total;
   }
@@ -127,9 +133,11 @@ index_t collide(const ExecSpace& space, const ConstSpheres<typename ExecSpace::m
       // kernel the row-aligned and the tiled flags at block side 32 (a warp
       // per block row); the other kernels set bits only, in words zeroed
       // first.
-      const bool whole = kernel == Kernel::linear ||
-                         ((result == Result::rowflags || result == Result::tileflags) && kernel == Kernel::tile &&
-                          tdmaps::is_gpu_space<ExecSpace>::value && map.domain.rho == 32);
+      // A range writes only its blocks' words: the others must be zeroed first.
+      const bool whole = range == nullptr &&
+                         (kernel == Kernel::linear ||
+                          ((result == Result::rowflags || result == Result::tileflags) && kernel == Kernel::tile &&
+                           tdmaps::is_gpu_space<ExecSpace>::value && map.domain.rho == 32));
       const detail::Mode bit_mode = result == Result::flags      ? detail::Mode::flags
                                   : result == Result::rowflags ? detail::Mode::rowflags
                                                                : detail::Mode::tileflags;
@@ -139,7 +147,7 @@ index_t collide(const ExecSpace& space, const ConstSpheres<typename ExecSpace::m
         detail::check_spheres(space, spheres);
         if (!whole) Kokkos::deep_copy(space, b.words, std::uint32_t(0));
         b.mode = bit_mode;
-        if (n > 1) detail::launch(space, map, kernel, b, name(result), hints);
+        if (n > 1) detail::launch(space, map, kernel, b, name(result), hints, range);
         total = detail::sum(space, "tdmaps::collision::flags_popcount", static_cast<index_t>(b.words.extent(0)),
                           detail::PopcountWords<mem>{b.words});
         break;
@@ -186,9 +194,10 @@ index_t collide(const ExecSpace& space, const ConstSpheres<typename ExecSpace::m
       b.slots = out.counters;
       b.gate = gated ? first_bad.data() : nullptr;
       b.ints = out.intflags;
+      if (range && result == Result::intflags) Kokkos::deep_copy(space, out.intflags, std::int32_t(0));
       b.mode = result == Result::count ? detail::Mode::count : result == Result::intflags ? detail::Mode::intflags : bit_mode;
       try {
-        if (n > 1) detail::launch(space, map, kernel, b, name(result), hints);
+        if (n > 1) detail::launch(space, map, kernel, b, name(result), hints, range);
       } catch (...) {
         finish();  // leave the counters and the check's entry reset
         space.fence();
@@ -202,11 +211,42 @@ index_t collide(const ExecSpace& space, const ConstSpheres<typename ExecSpace::m
     }
     case Result::pairs:
       detail::check_spheres(space, spheres);
-      total = detail::pair_list(space, map, kernel, b, out, hints);
+      total = detail::pair_list(space, map, kernel, b, out, hints, range);
       break;
   }
   space.fence();
   return total;
+}
+}  // namespace detail
+
+/// Tests every pair j < i of `spheres` under `map` (Triangle::strict_lower,
+/// n = spheres.extent(0)) with `kernel`, fills out's View for `result`, and
+/// returns the number of colliding pairs. Fences `space` before returning.
+/// `hints` shape the GPU teams (launch layer).
+template <class ExecSpace, class Map>
+index_t collide(const ExecSpace& space, const ConstSpheres<typename ExecSpace::memory_space>& spheres, const Map& map,
+                Result result, Kernel kernel, Output<typename ExecSpace::memory_space>& out,
+                const LaunchHints& hints = LaunchHints()) {
+  return detail::collide(space, spheres, map, static_cast<const OmegaRange*>(nullptr), result, kernel, out, hints);
+}
+
+/// collide() over the blocks of the omegas of `range` only (an omega_range()
+/// part: MPI ranks, chunks), for a one-launch block-space map (bb, lambda, rb)
+/// and the tile or element kernel: returns the colliding pairs of those
+/// blocks; count and pairs hold those blocks' pairs (pairs sorted by (i, j)),
+/// the flag layouts those blocks' flags with every other flag 0 (the parts
+/// of a partition OR to the whole).
+template <class ExecSpace, class Map>
+index_t collide(const ExecSpace& space, const ConstSpheres<typename ExecSpace::memory_space>& spheres, const Map& map,
+                const OmegaRange& range, Result result, Kernel kernel, Output<typename ExecSpace::memory_space>& out,
+                const LaunchHints& hints = LaunchHints()) {
+  if constexpr (tdmaps::is_block_space_map_v<Map> && !tdmaps::is_multi_launch_map_v<Map>) {
+    tdmaps::detail::check_range(map, range, "tdmaps::collision::collide");
+    return detail::collide(space, spheres, map, &range, result, kernel, out, hints);
+  } else {
+    throw std::invalid_argument(std::string("tdmaps::collision: omega ranges need a one-launch block-space map "
+                                            "(bb, lambda, rb); got map '") + Map::name + "'");
+  }
 }
 
 /// collide() for Result::count alone.

@@ -12,6 +12,7 @@
 #include <tdmaps/core/domain.hpp>
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/launch/for_each.hpp>
+#include <tdmaps/launch/omega_range.hpp>
 #include <tdmaps/maps/map_concept.hpp>
 #include <tdmaps/launch/for_each_run.hpp>
 
@@ -48,9 +49,20 @@ inline LaunchHints tile_hints(LaunchHints h, Mode mode, int rho) {
 
 template <class ExecSpace, class Map>
 void launch(const ExecSpace& space, const Map& map, Kernel kernel, const Buffers<typename ExecSpace::memory_space>& b,
-            const char* what, const LaunchHints& hints) {
+            const char* what, const LaunchHints& hints, const OmegaRange* range = nullptr) {
   const std::string label = std::string("tdmaps::collision::") + what + "::" + name(kernel) + "::" + Map::name;
+  constexpr bool rangeable = tdmaps::is_block_space_map_v<Map> && !tdmaps::is_multi_launch_map_v<Map>;
+  if (range && (!rangeable || kernel == Kernel::linear))
+    throw std::invalid_argument(std::string("tdmaps::collision: omega ranges need a one-launch block-space map "
+                                            "(bb, lambda, rb) and the tile or element kernel; got map '") +
+                                Map::name + "', kernel '" + name(kernel) + "'");
   if (kernel == Kernel::element) {
+    if constexpr (rangeable) {
+      if (range) {
+        for_each_element(space, map, *range, ElementKernel<typename ExecSpace::memory_space>{b}, label, hints);
+        return;
+      }
+    }
     for_each_element(space, map, ElementKernel<typename ExecSpace::memory_space>{b}, label, hints);
     return;
   }
@@ -82,14 +94,23 @@ void launch(const ExecSpace& space, const Map& map, Kernel kernel, const Buffers
     const TileKernel<ExecSpace> k(b, rho);
     const std::size_t bytes = TileKernel<ExecSpace>::scratch_bytes(rho);
     const LaunchHints h = tile_hints(hints, b.mode, rho);
+    const auto tile = [&](const auto& kern) {
+      if constexpr (rangeable) {
+        if (range) {
+          for_each_tile(space, map, *range, bytes, kern, label, h);
+          return;
+        }
+      }
+      for_each_tile(space, map, bytes, kern, label, h);
+    };
     switch (b.mode) {
-      case Mode::count: for_each_tile(space, map, bytes, TileKernelOf<ExecSpace, Mode::count>{k}, label, h); break;
-      case Mode::flags: for_each_tile(space, map, bytes, TileKernelOf<ExecSpace, Mode::flags>{k}, label, h); break;
-      case Mode::intflags: for_each_tile(space, map, bytes, TileKernelOf<ExecSpace, Mode::intflags>{k}, label, h); break;
-      case Mode::row_count: for_each_tile(space, map, bytes, TileKernelOf<ExecSpace, Mode::row_count>{k}, label, h); break;
-      case Mode::append: for_each_tile(space, map, bytes, TileKernelOf<ExecSpace, Mode::append>{k}, label, h); break;
-      case Mode::rowflags: for_each_tile(space, map, bytes, TileKernelOf<ExecSpace, Mode::rowflags>{k}, label, h); break;
-      case Mode::tileflags: for_each_tile(space, map, bytes, TileKernelOf<ExecSpace, Mode::tileflags>{k}, label, h); break;
+      case Mode::count: tile(TileKernelOf<ExecSpace, Mode::count>{k}); break;
+      case Mode::flags: tile(TileKernelOf<ExecSpace, Mode::flags>{k}); break;
+      case Mode::intflags: tile(TileKernelOf<ExecSpace, Mode::intflags>{k}); break;
+      case Mode::row_count: tile(TileKernelOf<ExecSpace, Mode::row_count>{k}); break;
+      case Mode::append: tile(TileKernelOf<ExecSpace, Mode::append>{k}); break;
+      case Mode::rowflags: tile(TileKernelOf<ExecSpace, Mode::rowflags>{k}); break;
+      case Mode::tileflags: tile(TileKernelOf<ExecSpace, Mode::tileflags>{k}); break;
     }
   } else {
     throw std::invalid_argument(std::string("tdmaps::collision: the tile kernel needs a block-space map; '") +

@@ -66,13 +66,14 @@ struct ExpandPairs {
 
 template <class ExecSpace, class Map>
 index_t pair_list(const ExecSpace& space, const Map& map, Kernel kernel, Buffers<typename ExecSpace::memory_space> b,
-                  Output<typename ExecSpace::memory_space>& out, const LaunchHints& hints) {
+                  Output<typename ExecSpace::memory_space>& out, const LaunchHints& hints,
+                  const OmegaRange* range = nullptr) {
   using mem = typename ExecSpace::memory_space;
   const index_t n = map.domain.n;
   // Pass 1: colliding pairs per row.
   b.rows = Kokkos::View<counter_t*, mem>(Kokkos::view_alloc(space, "tdmaps::collision::row_count"), n);
   b.mode = Mode::row_count;
-  launch(space, map, kernel, b, "pairs_count", hints);
+  launch(space, map, kernel, b, "pairs_count", hints, range);
   Kokkos::View<index_t*, mem> offset(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tdmaps::collision::row_offset"),
                                      n + 1);
   index_t k = 0;
@@ -92,7 +93,7 @@ index_t pair_list(const ExecSpace& space, const Map& map, Kernel kernel, Buffers
     Kokkos::deep_copy(space, b.rows, counter_t(0));
     Kokkos::deep_copy(space, b.overflow, 0);
     b.mode = Mode::append;
-    launch(space, map, kernel, b, "pairs_write", hints);
+    launch(space, map, kernel, b, "pairs_write", hints, range);
     space.fence();
     int overflow = 0;
     Kokkos::deep_copy(overflow, b.overflow);

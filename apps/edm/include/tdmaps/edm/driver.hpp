@@ -36,20 +36,17 @@ inline const char* kernel_name(Kernel k) {
 }
 
 /// Kernel::automatic resolved for a backend, map, precision, d and block
-/// side: the tile kernel where the map and the scratch allow it, else gemm
-/// from gemm_min_dims<ExecSpace>() on (with Kokkos Kernels), else the
-/// element kernel (the benchmark cases that decide: at host_gemm_min_dims).
-/// All three give the element kernel's accuracy: the gemm path takes the
-/// Gram formula's value only where its rigorous error bound is below a
-/// relative 2^-26 (fp32) or 8 (d + 2) 2^-53 (fp64) of the squared distance
-/// and recomputes every other pair with the element kernel's formula
-/// (detail::GemmAccuracy), so the choice is about speed and memory
-/// (gemm_workspace_bytes) only.
+/// side: the tile kernel where the map and the scratch allow it, else the
+/// element kernel. Both compute the direct formula sqrt(sum_k (x_ik -
+/// x_jk)^2) in order, so on host builds fp64 equals SciPy's pdist bit for
+/// bit at every d. Never gemm: its Gram values, though bounded
+/// (detail::GemmAccuracy), are not bit-identical to the direct sum (a few
+/// ulp at d in the hundreds), so a caller who wants its speed asks for
+/// Kernel::gemm explicitly (gemm_min_dims: where it starts to pay).
 template <class ExecSpace, class Map, class Real>
 Kernel resolve_kernel(Kernel k, int d, int rho) {
   if (k != Kernel::automatic) return k;
   if (tdmaps::is_block_space_map_v<Map> && tile_fits<ExecSpace, Real>(rho, d)) return Kernel::tile;
-  if (has_gemm() && d >= gemm_min_dims<ExecSpace>()) return Kernel::gemm;
   return Kernel::element;
 }
 

@@ -29,13 +29,12 @@
 namespace tdmaps {
 namespace edm {
 
-/// Kernel::automatic takes the tile kernel wherever it can (block-space map,
-/// scratch fits), else the gemm kernel from d = gemm_min_dims<ExecSpace>()
-/// on, else the element kernel. Every one of them is exact to the element
-/// kernel's tolerance (the gemm path recomputes the pairs its error bound
-/// does not vouch for), so these thresholds are about speed alone. With
-/// Kokkos Kernels 3.4's own gemm (no vendor BLAS or cuBLAS TPL) the tile
-/// kernel beats gemm at every d where its scratch fits, on host and on GPU.
+/// Kernel::automatic never takes the gemm kernel (driver.hpp's
+/// resolve_kernel): its values are within the bounds of GemmAccuracy but not
+/// bit for bit the direct sum that SciPy computes. These thresholds say
+/// where asking for Kernel::gemm explicitly pays. With Kokkos Kernels 3.4's
+/// own gemm (no vendor BLAS or cuBLAS TPL) the tile kernel beats gemm at
+/// every d where its scratch fits, on host and on GPU.
 ///
 /// host_gemm_min_dims: the first d at which the gemm path (an fp64 Gram
 /// matrix for both precisions) beats the element kernel in both precisions
@@ -115,6 +114,10 @@ inline index_t gemm_panel_rows(index_t n) {
 ///     high-dimensional cloud are nearly orthogonal (s ~ N), so their pairs
 ///     take the gemm value, and pairs with dist^2 < K N (close points,
 ///     clusters, duplicates) are recomputed.
+/// In units in the last place: fp64 within 2 (d + 2) + 1 ulp of the direct
+/// sum (typical clouds stay far below: apps/edm/README.md, checked by
+/// python/tests/test_exact.py); fp32 within 1 ulp of the correctly rounded
+/// distance.
 /// s_min = max(Real's smallest normal, 2^-969): below 2^-969 the fp64
 /// products' underflow (at most 2^-1075 each, 3 d of them) is no longer
 /// negligible against s; float pairs closer than 2^-63, whose squared

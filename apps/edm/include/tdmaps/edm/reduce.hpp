@@ -6,8 +6,10 @@
 // whole triangle or one omega range (chunks, MPI ranks: add the parts up):
 //
 //   pair_histogram(space, points, map[, range], rmax, counts)
-//       counts(b) += #{pairs with b rmax / B <= |x_i - x_j| < (b + 1) rmax / B},
-//       B = counts.extent(0); pairs at or beyond rmax are not counted.
+//       counts(b) += #{pairs with edge_b <= |x_i - x_j| < edge_{b+1}}: NumPy's
+//       bins, np.histogram(d[d < rmax], B, (0, rmax)) (histogram.hpp has the
+//       edges); B = counts.extent(0), 1 .. 2^24; pairs at or beyond rmax are
+//       not counted.
 //   count_within(space, points, map[, range], radius) -> #{pairs |x_i - x_j| < radius}
 //   nearest_neighbour(space, points, map[, range], keys)
 //       keys(i) = the nearest other point of i, as a NearestKey (decode with
@@ -22,6 +24,8 @@
 #include <tdmaps/core/domain.hpp>
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/edm/element.hpp>
+#include <tdmaps/edm/histogram.hpp>
+#include <tdmaps/edm/pair_column.hpp>
 #include <tdmaps/launch/hints.hpp>
 #include <tdmaps/launch/omega_range.hpp>
 #include <tdmaps/launch/reduce.hpp>
@@ -46,99 +50,6 @@ namespace edm {
 using NearestKey = std::uint64_t;
 
 namespace detail {
-
-template <class Real, class Points>
-void check_points(const Points& points, const char* who) {
-  static_assert(Kokkos::is_view<Points>::value && Points::rank == 2 &&
-                    std::is_same<typename Points::array_layout, Kokkos::LayoutRight>::value &&
-                    std::is_same<typename Points::non_const_value_type, Real>::value,
-                "tdmaps::edm reductions: points are a LayoutRight n x d View of float or double");
-  if (points.extent(1) < 1) throw std::invalid_argument(std::string(who) + ": points have d = 0 dimensions");
-}
-
-template <class Map>
-void check_map(const Map& map, std::size_t n, const char* who) {
-  if (map.domain.triangle != Triangle::strict_lower || map.domain.n != static_cast<index_t>(n))
-    throw std::invalid_argument(std::string(who) + ": the map must cover the pairs i < j of the n = " +
-                                std::to_string(n) + " points (Domain2(n, rho, Triangle::strict_lower))");
-}
-
-/// f(std::integral_constant<int, D>()) with D = d for d = 2, 3, 4 on rows
-/// stored back to back (the kernels' loops unrolled, addresses by a constant),
-/// else D = 0 (d and the row stride at run time).
-template <class Points, class F>
-void with_dims(const Points& x, F&& f) {
-  const int d = static_cast<int>(x.extent(1));
-  const bool packed = x.extent(0) < 2 || static_cast<std::size_t>(x.stride(0)) == x.extent(1);
-  if (packed && d == 2) f(std::integral_constant<int, 2>());
-  else if (packed && d == 3) f(std::integral_constant<int, 3>());
-  else if (packed && d == 4) f(std::integral_constant<int, 4>());
-  else f(std::integral_constant<int, 0>());
-}
-
-/// Column j of a reduction's pairs (launch/reduce.hpp, a kernel's column(j)):
-/// point j held in registers (D > 0) once, then sq(i) = sq_dist_rows<D>(x, i, j, d)
-/// (element.hpp) bit for bit (the same differences and sums in the same order).
-template <class Real, int D>
-struct ColumnPoint {
-  const Real* x;  // row i at x + i * stride
-  index_t stride;
-  int d;
-  const Real* pj;
-  Real xj[D > 0 ? D : 1];
-
-  KOKKOS_FORCEINLINE_FUNCTION ColumnPoint(const Real* x_, index_t stride_, int d_, index_t j)
-      : x(x_), stride(D > 0 ? D : stride_), d(D > 0 ? D : d_), pj(x_ + j * (D > 0 ? D : stride_)), xj{} {
-    if constexpr (D > 0)
-      for (int k = 0; k < D; ++k) xj[k] = pj[k];
-  }
-  KOKKOS_FORCEINLINE_FUNCTION Real sq(const index_t i) const {
-    Real s = 0;
-    if constexpr (D > 0) {
-      const Real* pi = x + i * D;
-      for (int k = 0; k < D; ++k) {
-        const Real t = pi[k] - xj[k];
-        s += t * t;
-      }
-    } else {
-      const Real* pi = x + i * stride;
-      for (int k = 0; k < d; ++k) {
-        const Real t = pi[k] - pj[k];
-        s += t * t;
-      }
-    }
-    return s;
-  }
-};
-
-template <int D, class Points>
-KOKKOS_FORCEINLINE_FUNCTION ColumnPoint<typename Points::non_const_value_type, D> column_point(const Points& x,
-                                                                                              index_t j) {
-  return ColumnPoint<typename Points::non_const_value_type, D>(x.data(), static_cast<index_t>(x.stride(0)),
-                                                               static_cast<int>(x.extent(1)), j);
-}
-
-/// pair_histogram's kernel: the bin of the distance, -1 for none.
-template <class Real, class Points, int D>
-struct HistogramKernel {
-  Points x;
-  Real rmax;
-  Real scale;  // bins / rmax
-  int bins;
-  struct Column {
-    ColumnPoint<Real, D> p;
-    Real rmax, scale;
-    int bins;
-    KOKKOS_FORCEINLINE_FUNCTION int operator()(const index_t i, const index_t) const {
-      const Real r = sqrt_real(p.sq(i));  // direct_dist(x, i, j, d)
-      if (!(r < rmax)) return -1;         // beyond rmax, or NaN
-      const int b = static_cast<int>(r * scale);
-      return b < bins ? b : bins - 1;  // r < rmax: the last bin when r * scale rounds up to bins
-    }
-  };
-  KOKKOS_FORCEINLINE_FUNCTION Column column(const index_t j) const { return {column_point<D>(x, j), rmax, scale, bins}; }
-  KOKKOS_FUNCTION int operator()(const index_t i, const index_t j) const { return column(j)(i, j); }
-};
 
 /// The smallest squared distance s >= 0 whose distance sqrt_of(s) is not
 /// below r (+inf when r is +inf): sqrt_of is correctly rounded, so it is
@@ -248,55 +159,12 @@ struct NearestIndex {
 KOKKOS_INLINE_FUNCTION constexpr NearestKey nearest_init() { return ~NearestKey(0); }
 
 namespace detail {
-template <class Points, class Map, class Counts>
-void check_histogram(const Points& points, const Map& map, double rmax, const Counts& counts) {
-  using Real = typename Points::non_const_value_type;
-  check_points<Real>(points, "tdmaps::edm::pair_histogram");
-  check_map(map, points.extent(0), "tdmaps::edm::pair_histogram");
-  if (!(rmax > 0) || !std::isfinite(rmax))
-    throw std::invalid_argument("tdmaps::edm::pair_histogram: rmax = " + std::to_string(rmax) +
-                                " (need a finite value > 0)");
-  if (counts.extent(0) < 1 || counts.extent(0) > std::size_t(1) << 24)
-    throw std::invalid_argument("tdmaps::edm::pair_histogram: " + std::to_string(counts.extent(0)) +
-                                " bins (need 1 .. 2^24)");
-}
-
-template <int D, class Points, class Counts>
-HistogramKernel<typename Points::non_const_value_type, Points, D> histogram_kernel(const Points& points, double rmax,
-                                                                                   const Counts& counts) {
-  using Real = typename Points::non_const_value_type;
-  const int bins = static_cast<int>(counts.extent(0));
-  return {points, static_cast<Real>(rmax), static_cast<Real>(bins) / static_cast<Real>(rmax), bins};
-}
-
 template <int D, class Points>
 CountKernel<typename Points::non_const_value_type, Points, D> count_kernel(const Points& points, double radius) {
   using Real = typename Points::non_const_value_type;
   return {points, sq_threshold(static_cast<Real>(radius))};
 }
 }  // namespace detail
-
-/// pair_histogram over the omegas of `range` (the top of this file).
-template <class ExecSpace, class Points, class Map, class Counts>
-void pair_histogram(const ExecSpace& space, const Points& points, const Map& map, const OmegaRange& range, double rmax,
-                    const Counts& counts, const LaunchHints& hints = LaunchHints()) {
-  detail::check_histogram(points, map, rmax, counts);
-  detail::with_dims(points, [&](auto dims) {
-    histogram_pairs(space, map, range, detail::histogram_kernel<decltype(dims)::value>(points, rmax, counts), counts,
-                    std::string("tdmaps::edm::histogram::") + Map::name, hints);
-  });
-}
-
-/// pair_histogram over the whole triangle (any block-space map).
-template <class ExecSpace, class Points, class Map, class Counts>
-void pair_histogram(const ExecSpace& space, const Points& points, const Map& map, double rmax, const Counts& counts,
-                    const LaunchHints& hints = LaunchHints()) {
-  detail::check_histogram(points, map, rmax, counts);
-  detail::with_dims(points, [&](auto dims) {
-    histogram_pairs(space, map, detail::histogram_kernel<decltype(dims)::value>(points, rmax, counts), counts,
-                    std::string("tdmaps::edm::histogram::") + Map::name, hints);
-  });
-}
 
 /// count_within over the omegas of `range`.
 template <class ExecSpace, class Points, class Map>

@@ -10,6 +10,7 @@
 #include <tdmaps/detail/map_traits.hpp>
 #include <tdmaps/launch/for_each.hpp>
 #include <tdmaps/launch/hints.hpp>
+#include <tdmaps/launch/omega_range.hpp>
 #include <tdmaps/launch/team_policy.hpp>
 #include <tdmaps/maps/map_concept.hpp>
 #include <tdmaps/triplets/atm_tile.hpp>
@@ -70,7 +71,7 @@ void launch_atm(const ExecSpace& space, const Map& map,
                 const Kokkos::View<const Real* [3], Kokkos::LayoutRight, typename ExecSpace::memory_space>& x,
                 const Kokkos::View<double, typename ExecSpace::memory_space>& total,
                 const Kokkos::View<double*, typename ExecSpace::memory_space>& per_particle, const AtmParams& params,
-                const LaunchHints& hints) {
+                const LaunchHints& hints, const OmegaRange* range) {
   using Kernel = AtmTile<ExecSpace, Real, PerParticle, Cutoff>;
   Kernel k;
   k.x = x;
@@ -81,35 +82,26 @@ void launch_atm(const ExecSpace& space, const Map& map,
   const double cq = params.cutoff_triple * params.cutoff_triple * params.cutoff_triple;
   k.cut2 = static_cast<Real>(c2);  // overflow to +inf keeps the test's meaning
   k.cut_q = static_cast<Real>(cq * cq);
+  k.cut2_d = c2;
+  k.cut_q_d = cq * cq;
   k.rho = map.domain.rho;
   k.log2_rho = log2_block_side(map.domain.rho);
   const std::string label = std::string("tdmaps::triplets::atm_") + (sizeof(Real) == 4 ? "fp32" : "fp64") +
                             (PerParticle ? "_per_particle" : "") + "::" + Map::name;
   LaunchHints h = hints;
   if (h.blocks_per_team == 0 && is_gpu_space<ExecSpace>::value) h.blocks_per_team = atm_blocks_per_team;
-  for_each_tile(space, map, Kernel::scratch_bytes(k.rho), k, label, h);
+  if (range) for_each_tile(space, map, *range, Kernel::scratch_bytes(k.rho), k, label, h);
+  else for_each_tile(space, map, Kernel::scratch_bytes(k.rho), k, label, h);
 }
 
 }  // namespace detail
 
-/// Total Axilrod-Teller-Muto energy over the strict triplets k < j < i < n
-/// of map's domain: the sum of c9 (1 + 3 cos g1 cos g2 cos g3) /
-/// (r_ij r_jk r_ki)^3, g the triangle's inner angles, over the triplets
-/// inside the cutoffs. Real = float or double: the triplet terms in Real,
-/// every sum in double. per_particle (optional, size n, ExecSpace's memory):
-/// zeroed, then each particle's share (a third of each of its triplets'
-/// energy), summing to the total. Particles at coincident positions give
-/// NaN terms (0 / 0 in the formula), propagated to the total; inputs are not
-/// checked for NaN. Throws std::invalid_argument when map.domain.triangle
-/// is not strict_lower, x.extent(0) != n, per_particle is allocated with a
-/// size other than n, or a parameter is negative or NaN (c9 also infinite).
-/// Returns the total on the host (fences `space`).
+namespace detail {
 template <class Real, class ExecSpace, class Map>
-double atm_energy(const ExecSpace& space, const Map& map,
+double atm_energy(const ExecSpace& space, const Map& map, const OmegaRange* range,
                   const Kokkos::View<const Real* [3], Kokkos::LayoutRight, typename ExecSpace::memory_space>& x,
-                  const AtmParams& params,
-                  const Kokkos::View<double*, typename ExecSpace::memory_space>& per_particle = {},
-                  const LaunchHints& hints = LaunchHints()) {
+                  const AtmParams& params, const Kokkos::View<double*, typename ExecSpace::memory_space>& per_particle,
+                  const LaunchHints& hints) {
   static_assert(std::is_same<Real, float>::value || std::is_same<Real, double>::value,
                 "tdmaps::triplets::atm_energy: Real must be float or double");
   static_assert(tdmaps::detail::is_3d<Map>::value,
@@ -137,16 +129,51 @@ double atm_energy(const ExecSpace& space, const Map& map,
   const Kokkos::View<double, mem> total(Kokkos::view_alloc(space, "tdmaps::triplets::atm_total"));
   const bool cut = !(std::isinf(params.cutoff) && std::isinf(params.cutoff_triple));
   if (shares) {
-    if (cut) detail::launch_atm<Real, ExecSpace, Map, true, true>(space, map, x, total, per_particle, params, hints);
-    else detail::launch_atm<Real, ExecSpace, Map, true, false>(space, map, x, total, per_particle, params, hints);
+    if (cut) detail::launch_atm<Real, ExecSpace, Map, true, true>(space, map, x, total, per_particle, params, hints, range);
+    else detail::launch_atm<Real, ExecSpace, Map, true, false>(space, map, x, total, per_particle, params, hints, range);
   } else {
-    if (cut) detail::launch_atm<Real, ExecSpace, Map, false, true>(space, map, x, total, per_particle, params, hints);
-    else detail::launch_atm<Real, ExecSpace, Map, false, false>(space, map, x, total, per_particle, params, hints);
+    if (cut) detail::launch_atm<Real, ExecSpace, Map, false, true>(space, map, x, total, per_particle, params, hints, range);
+    else detail::launch_atm<Real, ExecSpace, Map, false, false>(space, map, x, total, per_particle, params, hints, range);
   }
   double sum = 0;
   Kokkos::deep_copy(space, Kokkos::View<double, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(&sum), total);
   space.fence();
   return params.c9 * sum;
+}
+}  // namespace detail
+
+/// Total Axilrod-Teller-Muto energy over the strict triplets k < j < i < n
+/// of map's domain: the sum of c9 (1 + 3 cos g1 cos g2 cos g3) /
+/// (r_ij r_jk r_ki)^3, g the triangle's inner angles, over the triplets
+/// inside the cutoffs. Real = float or double: the triplet terms in Real,
+/// every sum in double. per_particle (optional, size n, ExecSpace's memory):
+/// zeroed, then each particle's share (a third of each of its triplets'
+/// energy), summing to the total. Particles at coincident positions give
+/// NaN terms (0 / 0 in the formula), propagated to the total; inputs are not
+/// checked for NaN. Throws std::invalid_argument when map.domain.triangle
+/// is not strict_lower, x.extent(0) != n, per_particle is allocated with a
+/// size other than n, or a parameter is negative or NaN (c9 also infinite).
+/// Returns the total on the host (fences `space`).
+template <class Real, class ExecSpace, class Map>
+double atm_energy(const ExecSpace& space, const Map& map,
+                  const Kokkos::View<const Real* [3], Kokkos::LayoutRight, typename ExecSpace::memory_space>& x,
+                  const AtmParams& params,
+                  const Kokkos::View<double*, typename ExecSpace::memory_space>& per_particle = {},
+                  const LaunchHints& hints = LaunchHints()) {
+  return detail::atm_energy<Real>(space, map, static_cast<const OmegaRange*>(nullptr), x, params, per_particle, hints);
+}
+
+/// atm_energy() over the blocks of the omegas of `range` only (an
+/// omega_range() part: MPI ranks, chunks): the energy of those blocks'
+/// triplets; per_particle (optional) holds their shares. The parts of a
+/// partition of the league sum to atm_energy() of the whole.
+template <class Real, class ExecSpace, class Map>
+double atm_energy(const ExecSpace& space, const Map& map, const OmegaRange& range,
+                  const Kokkos::View<const Real* [3], Kokkos::LayoutRight, typename ExecSpace::memory_space>& x,
+                  const AtmParams& params,
+                  const Kokkos::View<double*, typename ExecSpace::memory_space>& per_particle = {},
+                  const LaunchHints& hints = LaunchHints()) {
+  return detail::atm_energy<Real>(space, map, &range, x, params, per_particle, hints);
 }
 
 }  // namespace triplets

@@ -20,6 +20,16 @@
 // short edge keep their accuracy). One inverse square root per triplet
 // (fp64: a square root and a division; fp32: the hardware rsqrt), no
 // branch: the cutoff test, when there is one, selects 0.
+//
+// fp32 scale: the term scales as length^-9, so a triangle of side 1e-5 has
+// a term (~1e45) past float32's range, one of side 1e6 a term (~1e-54)
+// below it, and q = a b c leaves the range earlier still. The fp32 walk of a
+// pair (j, k) therefore scales every edge vector by sigma = 2^-E, 2^E <=
+// max |d_jk| < 2^(E+1): a power of two, so the scaling is exact and the
+// scaled term is the unscaled one times 2^(9E) bit for bit wherever both are
+// in range; the pair's sum goes back to scale in double (times 2^(-9E)), and
+// the cutoffs are scaled with it. fp64 needs none of it (its range covers
+// the terms of any triangle whose q it can hold).
 
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/detail/intrinsics.hpp>
@@ -29,6 +39,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstddef>
+#include <cstdint>
 
 namespace tdmaps {
 namespace triplets {
@@ -45,6 +56,27 @@ struct alignas(4 * sizeof(Real)) Point4 {
 KOKKOS_FORCEINLINE_FUNCTION float inv_sqrt(float q) { return tdmaps::detail::intrinsics::rsqrt(q); }
 KOKKOS_FORCEINLINE_FUNCTION double inv_sqrt(double q) { return 1.0 / tdmaps::detail::intrinsics::sqrt_d(q); }
 
+/// E with 2^E <= |m| < 2^(E+1) for a normal float m, clamped to [-126, 126]
+/// (0 and subnormals give -126, inf and NaN 126): 2^-E is a normal float.
+KOKKOS_FORCEINLINE_FUNCTION int scale_exponent(float m) {
+  const int e = static_cast<int>((tdmaps::detail::intrinsics::float_bits(m) >> 23) & 0xffu) - 127;
+  return e < -126 ? -126 : e > 126 ? 126 : e;
+}
+/// 2^k as a float, k in [-126, 127].
+KOKKOS_FORCEINLINE_FUNCTION float pow2_float(int k) {
+  return tdmaps::detail::intrinsics::int_as_float(static_cast<std::int32_t>(k + 127) << 23);
+}
+/// 2^k as a double, exactly where it is representable (subnormals too), 0
+/// below and inf above: the product of two normal powers.
+KOKKOS_FORCEINLINE_FUNCTION double pow2_double(int k) {
+  const auto normal = [](int h) {
+    h = h < -1022 ? -1022 : h > 1023 ? 1023 : h;
+    return tdmaps::detail::intrinsics::int64_as_double(static_cast<std::int64_t>(h + 1023) << 52);
+  };
+  const int h = k / 2;
+  return normal(h) * normal(k - h);
+}
+
 /// The ATM tile kernel. PerParticle: also each particle's share of the
 /// blocks' energies; Cutoff: the cutoff tests (false when both cutoffs are
 /// infinite: no test at all).
@@ -59,6 +91,8 @@ struct AtmTile {
   double share = 0;                                   ///< c9 / 3
   Real cut2 = 0;                                      ///< cutoff^2: a, b, c must be below
   Real cut_q = 0;                                     ///< cutoff_triple^6: q = a b c must be below
+  double cut2_d = 0, cut_q_d = 0;                     ///< the same in double (fp32: scaled per pair)
+  static constexpr bool scaled = sizeof(Real) == 4;   ///< fp32: the pair's scale (top of this file)
   int rho = 8;
   int log2_rho = 3;
 
@@ -123,19 +157,34 @@ struct AtmTile {
   /// sum of their terms (and with PerParticle each term into `terms`).
   KOKKOS_FORCEINLINE_FUNCTION double walk(const Tile3& t, const P* layers, const P pj, const P pk, int tj, int tk,
                                           int lowest, int first, int step, double* terms) const {
-    const Real fx = pj.x - pk.x, fy = pj.y - pk.y, fz = pj.z - pk.z;  // d_jk
+    Real fx = pj.x - pk.x, fy = pj.y - pk.y, fz = pj.z - pk.z;  // d_jk
+    Real sigma = 1, c2 = cut2, cq = cut_q;
+    double back = 1;
+    if constexpr (scaled) {
+      const Real ax = fx < 0 ? -fx : fx, ay = fy < 0 ? -fy : fy, az = fz < 0 ? -fz : fz;
+      const int e = scale_exponent(ax > ay ? (ax > az ? ax : az) : (ay > az ? ay : az));
+      sigma = pow2_float(-e);
+      fx *= sigma;
+      fy *= sigma;
+      fz *= sigma;
+      back = pow2_double(-9 * e);
+      if constexpr (Cutoff) {
+        c2 = static_cast<Real>(cut2_d * pow2_double(-2 * e));
+        cq = static_cast<Real>(cut_q_d * pow2_double(-6 * e));
+      }
+    }
     const Real b = fx * fx + fy * fy + fz * fz;
     int ti = first_row_from(first, step, lowest);
-    if (Cutoff && !(b < cut2)) {  // the pair is outside the cutoff: none of its triplets counts
+    if (Cutoff && !(b < c2)) {  // the pair is outside the cutoff: none of its triplets counts
       if constexpr (PerParticle)
         for (; ti < t.ni; ti += step) terms[(ti * rho + tj) * rho + tk] = 0;
       return 0;
     }
     double s = 0;
     const auto one = [&](const int l) {
-      Real e = term(layers[l], pj, pk, fx, fy, fz, b);
+      Real e = term(layers[l], pj, pk, fx, fy, fz, b, sigma, c2, cq);
       s += static_cast<double>(e);
-      if constexpr (PerParticle) terms[(l * rho + tj) * rho + tk] = static_cast<double>(e);
+      if constexpr (PerParticle) terms[(l * rho + tj) * rho + tk] = static_cast<double>(e) * back;
     };
     if (rho == 8 && step == 1 && ti == 0 && t.ni == 8) {
       // A whole block walked by one thread per pair (the GPU default at block
@@ -145,14 +194,26 @@ struct AtmTile {
     } else {
       for (; ti < t.ni; ti += step) one(ti);
     }
-    return s;
+    return s * back;
   }
 
   /// The term of layer particle pi with pair (pj, pk), d_jk = (fx, fy, fz),
-  /// b = |d_jk|^2, without c9; 0 outside the cutoffs.
-  KOKKOS_FORCEINLINE_FUNCTION Real term(const P pi, const P pj, const P pk, Real fx, Real fy, Real fz, Real b) const {
-    const Real dx = pi.x - pj.x, dy = pi.y - pj.y, dz = pi.z - pj.z;  // d_ij
-    const Real ex = pk.x - pi.x, ey = pk.y - pi.y, ez = pk.z - pi.z;  // d_ki
+  /// b = |d_jk|^2, without c9; 0 outside the cutoffs c2, cq. fp32: every
+  /// length scaled by sigma (fx, fy, fz, b, c2 and cq already are).
+  KOKKOS_FORCEINLINE_FUNCTION Real term(const P pi, const P pj, const P pk, Real fx, Real fy, Real fz, Real b,
+                                        Real sigma, Real c2, Real cq) const {
+    Real dx = pi.x - pj.x, dy = pi.y - pj.y, dz = pi.z - pj.z;  // d_ij
+    Real ex = pk.x - pi.x, ey = pk.y - pi.y, ez = pk.z - pi.z;  // d_ki
+    if constexpr (scaled) {
+      dx *= sigma;
+      dy *= sigma;
+      dz *= sigma;
+      ex *= sigma;
+      ey *= sigma;
+      ez *= sigma;
+    } else {
+      (void)sigma;
+    }
     const Real a = dx * dx + dy * dy + dz * dz;
     const Real c = ex * ex + ey * ey + ez * ez;
     const Real t = dx * fx + dy * fy + dz * fz;
@@ -163,8 +224,13 @@ struct AtmTile {
     const Real r = inv_sqrt(q);
     const Real r2 = r * r;
     const Real e = (num * r2) * (r2 * r);  // (q - 3 t u v) / q^(5/2), no intermediate beyond the term's own range
-    if constexpr (Cutoff) return (a < cut2 && c < cut2 && q < cut_q) ? e : Real(0);
-    return e;
+    if constexpr (Cutoff) {
+      return (a < c2 && c < c2 && q < cq) ? e : Real(0);
+    } else {
+      (void)c2;
+      (void)cq;
+      return e;
+    }
   }
 
   /// The block's shares, one global atomic per particle and role: layer ti

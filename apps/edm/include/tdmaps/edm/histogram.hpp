@@ -1,0 +1,183 @@
+#ifndef TDMAPS_EDM_HISTOGRAM_HPP
+#define TDMAPS_EDM_HISTOGRAM_HPP
+
+// pair_histogram (reduce.hpp lists the reductions) and its bins, NumPy's:
+// counts equal np.histogram(d[d < R], B, (0, R))[0] for the distances d of
+// the pairs, R = rmax. The edges are np.linspace(0, R, B + 1)'s: edge_b =
+// b * (R / B) in fp64 (b / B * R where R / B underflows to 0), the last one
+// R itself, rounded to the points' precision for fp32 points (as np.histogram
+// rounds them for float32 data); a distance r is in bin b when
+// edge_b <= r < edge_{b+1}, so a value on an edge is in the bin it starts,
+// and r >= R (R in the points' precision) or NaN is in no bin.
+
+#include <tdmaps/core/types.hpp>
+#include <tdmaps/edm/element.hpp>
+#include <tdmaps/edm/pair_column.hpp>
+#include <tdmaps/launch/hints.hpp>
+#include <tdmaps/launch/omega_range.hpp>
+#include <tdmaps/launch/reduce.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace tdmaps {
+namespace edm {
+
+/// Largest number of bins of pair_histogram (the tdmaps-edm and Python limit too).
+constexpr int max_histogram_bins = 1 << 24;
+
+namespace detail {
+
+/// The edge b of linspace(0, R, B + 1) in Real (the last one R itself).
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real hist_edge(const int b, const int bins, const double R, const double step, const Real rmax,
+                                      const bool tiny) {
+  if (b >= bins) return rmax;
+  return static_cast<Real>(tiny ? static_cast<double>(b) / bins * R : static_cast<double>(b) * step);
+}
+
+/// The b with edge_b <= r < edge_{b+1} from a guess b in [0, B - 1]: the
+/// guess is at most a few bins off (make_bins) where the Reals are normal,
+/// so a few steps; a bisection otherwise. Out of line: the few distances
+/// near an edge take it, and the walk that calls bin(r) per pair keeps its
+/// registers to the guess.
+template <class Real>
+__attribute__((noinline)) KOKKOS_FUNCTION int hist_locate(const Real r, int b, const int bins, const double R,
+                                                          const double step, const Real rmax, const bool tiny) {
+  for (int k = 0; k < 8; ++k) {
+    if (r < hist_edge(b, bins, R, step, rmax, tiny)) --b;                 // edge_0 = 0 <= r: b > 0 here
+    else if (!(r < hist_edge(b + 1, bins, R, step, rmax, tiny))) ++b;  // r < edge_B: b + 1 < B here
+    else return b;
+  }
+  int lo = 0, hi = bins;  // edge_lo <= r < edge_hi
+  while (hi - lo > 1) {
+    const int mid = lo + (hi - lo) / 2;
+    if (hist_edge(mid, bins, R, step, rmax, tiny) <= r) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/// The bins of R = rmax and B bins for Real distances (make_bins): bin(r).
+/// The bin is guessed as floor(r * B / R) in Real and checked against the
+/// edges only where an edge may lie between r and the guess (see make_bins),
+/// so most distances cost a multiply and no edge.
+template <class Real>
+struct HistBins {
+  double R = 1, step = 1;  // rmax and R / B in fp64 (the edges' terms)
+  Real rmax = 1;           // edge_B
+  Real scale = 1;          // B / R: the guess
+  Real near = 2, far = -1;  // the guess stands when its fraction lies in (near, far)
+  int bins = 1;
+  bool tiny = false;  // R / B underflows to 0: edge_b = b / B * R (as linspace)
+
+  KOKKOS_INLINE_FUNCTION Real edge(const int b) const { return hist_edge(b, bins, R, step, rmax, tiny); }
+  KOKKOS_INLINE_FUNCTION int locate(const Real r, const int b) const {
+    return hist_locate(r, b, bins, R, step, rmax, tiny);
+  }
+  /// The bin of a distance r >= 0, -1 for none (r >= rmax, or NaN).
+  KOKKOS_FORCEINLINE_FUNCTION int operator()(const Real r) const {
+    if (!(r < rmax)) return -1;
+    const Real t = r * scale;
+    if (!(t < static_cast<Real>(bins))) return locate(r, bins - 1);
+    const int b = static_cast<int>(t);
+    const Real f = t - static_cast<Real>(b);  // exact: b < 2^24
+    return f > near && f < far ? b : locate(r, b);
+  }
+};
+
+/// The bins of rmax (finite, > 0) and 1 .. 2^24 bins. Error bound of the
+/// guess, in bins (u = epsilon / 2 of Real): t = r * scale is within 2u t of
+/// r B / R, and an edge edge_b within u b (+ fp64's 2^-52 b) of b R / B, so
+/// when t's fraction is more than 4 eps B = 8u B from an integer no edge
+/// lies between r and floor(t) and the guess is the bin. The bound needs
+/// R / B, B / R and R normal Reals; outside that range (and where 4 eps B >=
+/// 1/2, fp32 beyond 2^20 bins) every distance is located against the edges.
+template <class Real>
+HistBins<Real> make_bins(const double rmax, const int bins) {
+  using lim = std::numeric_limits<Real>;
+  HistBins<Real> h;
+  h.R = rmax;
+  h.bins = bins;
+  h.step = rmax / bins;
+  h.tiny = h.step == 0;
+  h.rmax = static_cast<Real>(rmax);
+  const double scale = bins / rmax;
+  h.scale = static_cast<Real>(scale);
+  const auto normal = [](double v) { return v >= static_cast<double>(lim::min()) && v <= static_cast<double>(lim::max()); };
+  if (normal(h.step) && normal(scale) && normal(rmax)) {
+    h.near = Real(4) * lim::epsilon() * static_cast<Real>(bins);
+    h.far = Real(1) - h.near;
+  }
+  return h;
+}
+
+/// pair_histogram's kernel: the bin of the distance, -1 for none.
+template <class Real, class Points, int D>
+struct HistogramKernel {
+  Points x;
+  HistBins<Real> bin;
+  struct Column {
+    ColumnPoint<Real, D> p;
+    HistBins<Real> bin;
+    KOKKOS_FORCEINLINE_FUNCTION int operator()(const index_t i, const index_t) const {
+      return bin(sqrt_real(p.sq(i)));  // direct_dist(x, i, j, d)
+    }
+  };
+  KOKKOS_FORCEINLINE_FUNCTION Column column(const index_t j) const { return {column_point<D>(x, j), bin}; }
+  KOKKOS_FUNCTION int operator()(const index_t i, const index_t j) const { return column(j)(i, j); }
+};
+
+template <class Points, class Map, class Counts>
+void check_histogram(const Points& points, const Map& map, double rmax, const Counts& counts) {
+  using Real = typename Points::non_const_value_type;
+  check_points<Real>(points, "tdmaps::edm::pair_histogram");
+  check_map(map, points.extent(0), "tdmaps::edm::pair_histogram");
+  if (!(rmax > 0) || !std::isfinite(rmax))
+    throw std::invalid_argument("tdmaps::edm::pair_histogram: rmax = " + std::to_string(rmax) +
+                                " (need a finite value > 0)");
+  if (counts.extent(0) < 1 || counts.extent(0) > static_cast<std::size_t>(max_histogram_bins))
+    throw std::invalid_argument("tdmaps::edm::pair_histogram: " + std::to_string(counts.extent(0)) +
+                                " bins (need 1 .. 2^24)");
+}
+
+template <int D, class Points, class Counts>
+HistogramKernel<typename Points::non_const_value_type, Points, D> histogram_kernel(const Points& points, double rmax,
+                                                                                   const Counts& counts) {
+  using Real = typename Points::non_const_value_type;
+  return {points, make_bins<Real>(rmax, static_cast<int>(counts.extent(0)))};
+}
+
+}  // namespace detail
+
+/// pair_histogram over the omegas of `range` (reduce.hpp).
+template <class ExecSpace, class Points, class Map, class Counts>
+void pair_histogram(const ExecSpace& space, const Points& points, const Map& map, const OmegaRange& range, double rmax,
+                    const Counts& counts, const LaunchHints& hints = LaunchHints()) {
+  detail::check_histogram(points, map, rmax, counts);
+  detail::with_dims(points, [&](auto dims) {
+    histogram_pairs(space, map, range, detail::histogram_kernel<decltype(dims)::value>(points, rmax, counts), counts,
+                    std::string("tdmaps::edm::histogram::") + Map::name, hints);
+  });
+}
+
+/// pair_histogram over the whole triangle (any block-space map).
+template <class ExecSpace, class Points, class Map, class Counts>
+void pair_histogram(const ExecSpace& space, const Points& points, const Map& map, double rmax, const Counts& counts,
+                    const LaunchHints& hints = LaunchHints()) {
+  detail::check_histogram(points, map, rmax, counts);
+  detail::with_dims(points, [&](auto dims) {
+    histogram_pairs(space, map, detail::histogram_kernel<decltype(dims)::value>(points, rmax, counts), counts,
+                    std::string("tdmaps::edm::histogram::") + Map::name, hints);
+  });
+}
+
+}  // namespace edm
+}  // namespace tdmaps
+
+#endif

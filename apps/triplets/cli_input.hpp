@@ -1,0 +1,181 @@
+#ifndef TDMAPS_TRIPLETS_CLI_INPUT_HPP
+#define TDMAPS_TRIPLETS_CLI_INPUT_HPP
+
+// tdmaps-triplets' options (checked strictly, values reported as typed) and
+// its input: the particles generated (--random) or read (.npy, .csv) in
+// float64, refused where float32 (--precision fp32) cannot hold them. Part
+// of the CLI, not installed.
+
+#include <tdmaps/triplets.hpp>
+
+#include "common/cli.hpp"
+#include "common/npy.hpp"
+#include "common/output_file.hpp"
+
+#include <tdmaps/launch/dispatch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tdmaps {
+namespace triplets_cli {
+
+namespace app = tdmaps::app;
+namespace tt = tdmaps::triplets;
+
+struct Options {
+  std::string random_text, seed_text, c9_text, cutoff_text, triple_text;  // parsed strictly below
+  index_t random_n = -1;
+  std::uint64_t seed = 1;
+  std::string input, output, save_input;
+  std::string kernel = "atm";
+  std::string precision = "fp64";
+  tdmaps::MapSpec3 spec;
+  int block = 8;
+  int repeat = 1;
+  bool json = false;
+  bool quiet = false;
+  tt::AtmParams params;
+  tdmaps::LaunchHints hints;  // --team-threads, --blocks-per-team
+};
+
+inline bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+inline std::string fmt(double v, int digits = 4) {
+  std::ostringstream o;
+  o.precision(digits);
+  o << v;
+  return o.str();
+}
+
+/// The particles as the run uses them, host side, fp64 (n x 3).
+struct Input {
+  std::vector<double> x;
+  index_t n = 0;
+  std::string source;  ///< for the report
+};
+
+/// n before any data: from --random, the .npy header, or the whole .csv (read here; `m` keeps it).
+inline index_t input_rows(const Options& o, app::Matrix<double>& m) {
+  if (o.input.empty()) return o.random_n;
+  std::int64_t rows = 0, cols = 0;
+  if (app::is_npy_path(o.input)) {
+    const app::NpyHeader h = app::read_npy_header(o.input);
+    if (h.shape.size() != 2) {
+      m = app::read_matrix<double>(o.input);  // the reader's own message
+      return m.rows;
+    }
+    rows = h.shape[0];
+    cols = h.shape[1];
+  } else {
+    m = app::read_matrix<double>(o.input);
+    rows = m.rows;
+    cols = m.cols;
+  }
+  if (rows == 0) throw app::Error(o.input + ": no particles (0 rows); need at least 1 (fewer than 3 have no triplets)");
+  if (cols != 3) throw app::Error(o.input + ": " + std::to_string(cols) + " columns; expected 3 (x, y, z)");
+  if (rows > tdmaps::max_side3)
+    throw app::Error(o.input + ": " + std::to_string(rows) + " particles exceed the largest supported n = " +
+                     std::to_string(tdmaps::max_side3));
+  return rows;
+}
+
+inline Input load(const Options& o, app::Matrix<double>& m) {
+  Input in;
+  if (o.input.empty()) {
+    in.n = o.random_n;
+    in.x = tt::random_points_host(in.n, o.seed);
+    in.source = "random in [0, " + fmt(tt::random_box_side(in.n)) + ")^3, seed " + std::to_string(o.seed);
+    return in;
+  }
+  if (m.values.empty()) m = app::read_matrix<double>(o.input);
+  static const char* const axis[3] = {"x", "y", "z"};
+  const bool fp32 = o.precision == "fp32";
+  for (index_t r = 0; r < m.rows; ++r)
+    for (int c = 0; c < 3; ++c) {
+      const double v = m.at(r, c);
+      if (!std::isfinite(v))
+        throw app::Error(o.input + ": row " + std::to_string(r) + " (0-based data row): " + axis[c] + " is " +
+                         app::number_text(v) + " (not finite)");
+      if (fp32 && app::overflows_float32(v))
+        throw app::Error(o.input + ": row " + std::to_string(r) + " (0-based data row): " + axis[c] + " = " +
+                         app::number_text(v) + " overflows float32 (largest finite 3.4028235e+38; --precision fp32)");
+    }
+  in.n = m.rows;
+  in.x = std::move(m.values);
+  in.source = o.input + " (" + m.dtype + ")";
+  m = app::Matrix<double>();
+  return in;
+}
+
+/// The options' values and combinations (after parsing, before any file is read).
+inline void check_options(Options& o) {
+  if (o.random_text.empty() && o.input.empty()) throw app::UsageError("give --random N or --input FILE");
+  if (!o.random_text.empty())
+    o.random_n = app::parse_int("--random", o.random_text, 1, tdmaps::max_side3, "the number of particles");
+  if (!o.seed_text.empty()) o.seed = app::parse_uint64("--seed", o.seed_text, "the seed");
+  const bool atm = o.kernel == "atm";
+  const std::pair<const char*, const std::string*> atm_only[] = {
+      {"--c9", &o.c9_text}, {"--cutoff", &o.cutoff_text}, {"--cutoff-triple", &o.triple_text}};
+  for (const auto& a : atm_only)
+    if (!atm && !a.second->empty())
+      throw app::UsageError(std::string(a.first) + " applies to --kernel atm only (not " + o.kernel + ")");
+  constexpr double inf = std::numeric_limits<double>::infinity(), tiny = std::numeric_limits<double>::denorm_min();
+  const std::string cut_rule = "the cutoff must be a number > 0 (inf: none)";
+  if (!o.c9_text.empty())
+    o.params.c9 = app::parse_double("--c9", o.c9_text, 0, std::numeric_limits<double>::max(),
+                                    "C9 must be a finite number >= 0");
+  if (!o.cutoff_text.empty()) o.params.cutoff = app::parse_double("--cutoff", o.cutoff_text, tiny, inf, cut_rule);
+  if (!o.triple_text.empty())
+    o.params.cutoff_triple = app::parse_double("--cutoff-triple", o.triple_text, tiny, inf, cut_rule);
+  const bool writes = !o.output.empty();
+  if (writes && o.kernel == "sink3")
+    throw app::UsageError("--output needs --kernel atm (per-particle energies) or dummy3 (its values); sink3 writes "
+                          "nothing");
+  if (writes && !ends_with(o.output, ".npy")) throw app::UsageError("--output " + o.output + ": must be a .npy file");
+  if (!o.save_input.empty() && !ends_with(o.save_input, ".npy"))
+    throw app::UsageError("--save-input " + o.save_input + ": must be a .npy file");
+  app::check_not_same_file("--output", o.output, "--input", o.input);
+  app::check_not_same_file("--output", o.output, "--save-input", o.save_input);
+  if (writes) app::check_output_path(o.output);
+  if (!o.save_input.empty()) app::check_output_path(o.save_input);
+}
+
+/// Why the energy is not finite, for the warning: the first two particles
+/// at the same position in the run's precision (a zero distance: 0 / 0),
+/// or else a term beyond float64's range.
+inline std::string nonfinite_cause(const Input& in, bool fp32) {
+  std::vector<index_t> order(static_cast<std::size_t>(in.n));
+  for (index_t k = 0; k < in.n; ++k) order[static_cast<std::size_t>(k)] = k;
+  auto at = [&](index_t k, int c) {
+    const double v = in.x[static_cast<std::size_t>(3 * k + c)];
+    return fp32 ? static_cast<double>(static_cast<float>(v)) : v;
+  };
+  auto less = [&](index_t a, index_t b) {
+    for (int c = 0; c < 3; ++c)
+      if (at(a, c) != at(b, c)) return at(a, c) < at(b, c);
+    return a < b;
+  };
+  std::sort(order.begin(), order.end(), less);
+  for (std::size_t k = 1; k < order.size(); ++k) {
+    const index_t a = order[k - 1], b = order[k];
+    if (at(a, 0) == at(b, 0) && at(a, 1) == at(b, 1) && at(a, 2) == at(b, 2))
+      return "particles " + std::to_string(a) + " and " + std::to_string(b) + " (0-based) share a position" +
+             (fp32 ? " in float32" : "") + " (a zero distance)";
+  }
+  return "no two particles share a position, so a triplet's term is beyond float64's range (distances below "
+         "about 1e-34 or above 1e34)";
+}
+
+}  // namespace triplets_cli
+}  // namespace tdmaps
+
+#endif
