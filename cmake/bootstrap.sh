@@ -14,6 +14,10 @@
 # After a successful run, .cache/kokkos-<preset> is a symbolic link to the
 # installed prefix; CMakePresets.json points Kokkos_ROOT at it.
 # Users with their own Kokkos skip all of this: cmake -DKokkos_ROOT=<prefix>.
+# TDMAPS_CACHE=<dir> keeps downloads, sources and prefixes elsewhere (e.g. one
+# cache for many clones, as CI does); the links stay in this checkout's .cache.
+# A prefix records the compiler it was built with and is rebuilt when that
+# compiler changes.
 #
 # --kokkos-source builds another Kokkos release from its source tarball
 # instead (e.g. ../shared/vendor/kokkos-4.6.01.tar.gz); Kokkos Kernels comes
@@ -73,7 +77,7 @@ else
 fi
 
 # ---------------------------------------------------------------- packages
-PKGS="cmake g++ ninja-build make patch ca-certificates dpkg-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev gnuplot-nox python3 python3-numpy python3-scipy pybind11-dev python3-pybind11 python3-pytest python3-build python3-venv python3-mpi4py libopenmpi-dev openmpi-bin"
+PKGS="cmake g++ ninja-build make patch ca-certificates dpkg-dev libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev gnuplot-nox python3 python3-numpy python3-scipy pybind11-dev python3-pybind11 python3-pytest python3-build python3-venv python3-mpi4py python3-mypy libopenmpi-dev openmpi-bin"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -241,6 +245,17 @@ else
 fi
 if [ "$NODEP" = 1 ]; then NAME="$NAME-nodep"; fi
 PREFIX="$CACHE/install/$NAME"
+# The compiler a prefix is built with is part of what it is: recorded in
+# .complete, checked on reuse (an empty .complete predates the record).
+if [ "$PRESET" = host ]; then
+  COMPILER_ID=$(g++ --version 2>/dev/null | head -1)
+else
+  COMPILER_ID="$(g++ --version 2>/dev/null | head -1); $("$NVCC" --version 2>/dev/null | tail -1)"
+fi
+if [ -f "$PREFIX/.complete" ] && [ -s "$PREFIX/.complete" ] && [ "$(cat "$PREFIX/.complete")" != "$COMPILER_ID" ]; then
+  say "$PREFIX was built with another compiler ($(cat "$PREFIX/.complete")): rebuilding"
+  rm -f "$PREFIX/.complete"
+fi
 if [ ! -f "$PREFIX/.complete" ]; then
   BLD="$CACHE/build/$NAME"
   rm -rf "$BLD" "$PREFIX"
@@ -276,8 +291,14 @@ if [ ! -f "$PREFIX/.complete" ]; then
     && cmake --install "$BLD/kernels" >> "$LOG.kernels.log" 2>&1 \
     || { tail -40 "$LOG.kernels.log" >&2; die "Kokkos Kernels build failed (log: $LOG.kernels.log)"; }
   rm -rf "$BLD"
-  touch "$PREFIX/.complete"
+  echo "$COMPILER_ID" > "$PREFIX/.complete"
   say "built $PRESET prefix in $(( $(date +%s) - t0 )) s"
 fi
-ln -sfn "install/$NAME" "$CACHE/$LINK"
+# CMakePresets.json finds the prefix through $ROOT/.cache/$LINK.
+if [ "$CACHE" -ef "$ROOT/.cache" ]; then
+  ln -sfn "install/$NAME" "$ROOT/.cache/$LINK"
+else
+  mkdir -p "$ROOT/.cache"
+  ln -sfn "$PREFIX" "$ROOT/.cache/$LINK"
+fi
 echo "$PREFIX"

@@ -1,11 +1,11 @@
 // The 3-D map groups of tdmaps_bench_maps (perf_tests/README.md):
-//   dummy3   tdmaps::Dummy3Kernel over the strict tetrahedron k < j < i < n
+//   dummy3   tdmaps::bench::Dummy3Kernel over the strict tetrahedron k < j < i < n
 //            (one 4-byte store per triplet at its packed position) under BB3
 //            and lambda3 (cube root x form, MapSpec3 labels): the 3-D map
 //            plus its stores
 //            (`store`), and the same values into the full n^3 array at
 //            (i n + j) n + k (`full`: the authors' store pattern)
-//   sink3    tdmaps::Dummy3Sink: the 3-D map alone, no traffic
+//   sink3    tdmaps::bench::Dummy3Sink: the 3-D map alone, no traffic
 //   launch3  the same store body (kernel_bodies.hpp, Dummy3Store) under BB3
 //            and exact lambda3 launched by tdmaps::for_each_element
 //            (`dummy3.tdmaps`) and by plain CUDA with the same block shape
@@ -67,12 +67,12 @@ void run_dummy3(benchmark::State& state, const Options& o, const Map& map, const
         state, static_cast<double>(elements), bytes, [&] { tdmaps::for_each_element(space, map, kernel, label); },
         "triplets");
   } else if (sink) {
-    const tdmaps::Dummy3Sink<MemSpace> kernel{out, -1};
+    const tdmaps::bench::Dummy3Sink<MemSpace> kernel{out, -1};
     time_launches(
         state, static_cast<double>(elements), bytes, [&] { tdmaps::for_each_element(space, map, kernel, label); },
         "triplets");
   } else {
-    const tdmaps::Dummy3Kernel<MemSpace> kernel{out, tdmaps::Triangle::strict_lower};
+    const tdmaps::bench::Dummy3Kernel<MemSpace> kernel{out, tdmaps::Triangle::strict_lower};
     time_launches(
         state, static_cast<double>(elements), bytes, [&] { tdmaps::for_each_element(space, map, kernel, label); },
         "triplets");

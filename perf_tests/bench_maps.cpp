@@ -3,9 +3,9 @@
 // perf_tests/README.md; sweep.py drives it and computes I = t_BB / t_map).
 //
 // Groups (the first field of a case name; --benchmark_filter=^<group>/ picks one):
-//   dummy     tdmaps::DummyKernel under every map and lambda variant: the map
+//   dummy     tdmaps::bench::DummyKernel under every map and lambda variant: the map
 //             plus one 4-byte store per element (bytes/s against the ceiling)
-//   sink      tdmaps::DummySink: the map alone, no traffic
+//   sink      tdmaps::bench::DummySink: the map alone, no traffic
 //   ceiling   write-only fills (Kokkos RangePolicy, Kokkos::deep_copy, plain
 //             CUDA one and four values per thread): the write ceiling
 //   launch    plain CUDA vs tdmaps vs Kokkos launch variants (launch_variants.cpp)
@@ -54,11 +54,11 @@ void run_dummy(benchmark::State& state, const Options& o, const Map& map, const 
   // the check at those few elements).
   Kokkos::deep_copy(space, out, 0xffffffffu);
   if (sink) {
-    const tdmaps::DummySink<MemSpace> kernel{out, -1};
+    const tdmaps::bench::DummySink<MemSpace> kernel{out, -1};
     time_launches(state, static_cast<double>(elements), bytes,
                   [&] { tdmaps::for_each_element(space, map, kernel, label); });
   } else {
-    const tdmaps::DummyKernel<MemSpace> kernel{out, tdmaps::Triangle::lower};
+    const tdmaps::bench::DummyKernel<MemSpace> kernel{out, tdmaps::Triangle::lower};
     time_launches(state, static_cast<double>(elements), bytes,
                   [&] { tdmaps::for_each_element(space, map, kernel, label); });
   }

@@ -29,7 +29,7 @@ using Lambda3Cbrt = tdmaps::Lambda3Map<tdmaps::CbrtFloat, tdmaps::SqrtRsqrt, tdm
 // One CUDA block per omega, (rho, layers rho) threads: thread (x, y) keeps
 // column k = k0 + x and row j = j0 + (y mod rho) and walks the layers
 // i = i0 + y / rho, + layers, ... of the block that lie in the strict
-// tetrahedron k < j < i < n; the walk of detail/element_functor3.hpp. The
+// tetrahedron k < j < i < n; the walk of launch/detail/element_functor3.hpp. The
 // launch bound is the one tdmaps gives its kernels.
 template <class Map, class Body>
 __global__ void __launch_bounds__(1024) element3_kernel(const Map map, const Body body, const int log2_rho) {

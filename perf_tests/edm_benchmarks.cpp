@@ -48,7 +48,7 @@ struct EdmAppCheck {
       const double t = static_cast<double>(x(i, k)) - static_cast<double>(x(j, k));
       s += t * t;
     }
-    return tdmaps::detail::intrinsics::sqrt_d(s);
+    return tdmaps::intrinsics::sqrt_d(s);
   }
   KOKKOS_FUNCTION bool wrong(const index_t p) const {
     index_t i, j;

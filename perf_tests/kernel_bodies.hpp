@@ -11,7 +11,7 @@
 //                     test, one int per element of the full n x n matrix
 //                     (lower part written)
 //   Dummy3Store       out[tet_index(i, j, k)] = dummy3_value(i, j, k), strict
-//                     triplets k < j < i (4 B per triplet; tdmaps::Dummy3Kernel
+//                     triplets k < j < i (4 B per triplet; tdmaps::bench::Dummy3Kernel
 //                     on a raw pointer)
 //   Dummy3FullStore   out[(i n + j) n + k] = dummy3_value(i, j, k): the same
 //                     strict triplets into the full n^3 array, the authors'
@@ -20,11 +20,11 @@
 //                     written) = || x_i - x_j ||_2, x an n x D row-major fp32
 //                     array; scalar loads in both paths.
 
-#include <tdmaps/detail/intrinsics.hpp>
+#include <tdmaps/kokkos_ext/intrinsics.hpp>
 #include <tdmaps/core/tetrahedral.hpp>
 #include <tdmaps/core/triangular.hpp>
-#include <tdmaps/kernels/dummy.hpp>
-#include <tdmaps/kernels/dummy3.hpp>
+#include <tdmaps/bench/dummy.hpp>
+#include <tdmaps/bench/dummy3.hpp>
 
 #include <cstdint>
 
@@ -36,7 +36,7 @@ struct DummyStore {
   static constexpr const char* name = "dummy";
   std::uint32_t* out = nullptr;
   KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, index_t j) const {
-    out[tdmaps::tri(i) + j] = tdmaps::dummy_value(i, j);
+    out[tdmaps::tri(i) + j] = tdmaps::bench::dummy_value(i, j);
   }
 };
 
@@ -44,14 +44,14 @@ struct DummyFullStore {
   static constexpr const char* name = "dummy_full";
   std::uint32_t* out = nullptr;
   index_t n = 0;
-  KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, index_t j) const { out[i * n + j] = tdmaps::dummy_value(i, j); }
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, index_t j) const { out[i * n + j] = tdmaps::bench::dummy_value(i, j); }
 };
 
 struct Dummy3Store {
   static constexpr const char* name = "dummy3";
   std::uint32_t* out = nullptr;
   KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, index_t j, index_t k) const {
-    out[tdmaps::tet_index(i, j, k, tdmaps::Triangle::strict_lower)] = tdmaps::dummy3_value(i, j, k);
+    out[tdmaps::tet_index(i, j, k, tdmaps::Triangle::strict_lower)] = tdmaps::bench::dummy3_value(i, j, k);
   }
 };
 
@@ -59,7 +59,7 @@ struct Dummy3FullStore {
   std::uint32_t* out = nullptr;
   index_t n = 0;
   KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, index_t j, index_t k) const {
-    out[(i * n + j) * n + k] = tdmaps::dummy3_value(i, j, k);
+    out[(i * n + j) * n + k] = tdmaps::bench::dummy3_value(i, j, k);
   }
 };
 
@@ -76,7 +76,7 @@ struct EdmBody {
       const float t = x[i * D + k] - x[j * D + k];
       s += t * t;
     }
-    out[Full ? i * n + j : tdmaps::tri(i) + j] = tdmaps::detail::intrinsics::sqrt_rn(s);
+    out[Full ? i * n + j : tdmaps::tri(i) + j] = tdmaps::intrinsics::sqrt_rn(s);
   }
 };
 
@@ -88,7 +88,7 @@ struct DummyCheck {
   KOKKOS_FUNCTION void operator()(const index_t p, index_t& errors) const {
     const index_t i = tdmaps::tri_root(p);
     const index_t j = p - tdmaps::tri(i);
-    if (out[p] != tdmaps::dummy_value(i, j)) ++errors;
+    if (out[p] != tdmaps::bench::dummy_value(i, j)) ++errors;
   }
 };
 
@@ -98,7 +98,7 @@ struct DummyFullCheck {
   KOKKOS_FUNCTION void operator()(const index_t p, index_t& errors) const {
     const index_t i = tdmaps::tri_root(p);
     const index_t j = p - tdmaps::tri(i);
-    if (out[i * n + j] != tdmaps::dummy_value(i, j)) ++errors;
+    if (out[i * n + j] != tdmaps::bench::dummy_value(i, j)) ++errors;
   }
 };
 
@@ -113,7 +113,7 @@ struct Dummy3Check {
     const index_t r = p - tdmaps::tet(m);
     const index_t q = tdmaps::tri_root(r);  // j - 1
     const index_t k = r - tdmaps::tri(q);
-    if (out[p] != tdmaps::dummy3_value(m + 2, q + 1, k)) ++errors;
+    if (out[p] != tdmaps::bench::dummy3_value(m + 2, q + 1, k)) ++errors;
   }
 };
 
@@ -127,7 +127,7 @@ struct Dummy3FullCheck {
     const index_t r = p - tdmaps::tet(m);
     const index_t q = tdmaps::tri_root(r);
     const index_t k = r - tdmaps::tri(q);
-    if (out[((m + 2) * n + q + 1) * n + k] != tdmaps::dummy3_value(m + 2, q + 1, k)) ++errors;
+    if (out[((m + 2) * n + q + 1) * n + k] != tdmaps::bench::dummy3_value(m + 2, q + 1, k)) ++errors;
   }
 };
 
@@ -145,7 +145,7 @@ struct EdmCheck {
       const double t = static_cast<double>(x[i * D + k]) - static_cast<double>(x[j * D + k]);
       s += t * t;
     }
-    const double ref = tdmaps::detail::intrinsics::sqrt_d(s);
+    const double ref = tdmaps::intrinsics::sqrt_d(s);
     const double got = static_cast<double>(out[Full ? i * n + j : p]);
     const double diff = got > ref ? got - ref : ref - got;
     if (!(diff <= 1e-5 * ref + 1e-6)) ++errors;

@@ -10,6 +10,8 @@
 // side, lower and strict, and for the largest n (up to 257: 129 layers of
 // blocks) with one of each, element and tile kernels.
 
+#include "oracle.hpp"
+
 #include <tdmaps/tdmaps.hpp>
 
 #include <gtest/gtest.h>

@@ -9,6 +9,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <sstream>
 #include <string>
@@ -17,6 +18,15 @@
 namespace tdmaps_test {
 
 using tdmaps::index_t;
+
+/// A View of `size` elements, each `value`: an output poisoned before a
+/// launch, so that an element the launch misses shows.
+template <class View>
+View poisoned(const std::string& label, std::size_t size, typename View::value_type value) {
+  View v(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), size);
+  Kokkos::deep_copy(v, value);
+  return v;
+}
 
 /// Packed position of (i, j) in the domain (row-major lower triangle).
 inline index_t packed(index_t i, index_t j, tdmaps::Triangle t) {

@@ -9,16 +9,15 @@
 #include <tdmaps/collision.hpp>
 
 #include "common/cli.hpp"
-#include "common/launch_options.hpp"
+#include "common/cli_options.hpp"
 #include "common/npy.hpp"
 
-#include <tdmaps/launch/dispatch.hpp>
+#include <tdmaps/maps/dispatch.hpp>
 
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -29,11 +28,9 @@ namespace app = tdmaps::app;
 namespace tc = tdmaps::collision;
 
 struct Options {
-  std::string random_text, dims_text, seed_text;  // parsed strictly (app::parse_int)
-  index_t random_n = -1;
-  std::string input;
+  app::InputOptions in;    // --input, --random, --seed
+  std::string dims_text;  // parsed strictly (app::parse_int)
   int dims = 3;
-  std::uint64_t seed = 1;
   std::string density = "dense";
   std::string rmin_text, rmax_text;  // parsed strictly (app::parse_double), reported as typed
   double rmin = 0, rmax = 0;
@@ -44,10 +41,7 @@ struct Options {
   tdmaps::MapSpec spec;
   int block = 32;
   std::string kernel = "tile";
-  int repeat = 1;
-  bool json = false;
-  bool quiet = false;
-  tdmaps::LaunchHints hints;  // --team-threads, --blocks-per-team
+  app::RunOptions run;  // --repeat, --json, --quiet, the launch shape
 };
 
 /// The spheres as the run uses them, host side.
@@ -58,54 +52,23 @@ struct Input {
   std::string source;  ///< for the report
 };
 
-inline tc::Result result_of(const std::string& s) {
-  if (s == "flags") return tc::Result::flags;
-  if (s == "pairs") return tc::Result::pairs;
-  if (s == "intflags") return tc::Result::intflags;
-  if (s == "rowflags") return tc::Result::rowflags;
-  if (s == "tileflags") return tc::Result::tileflags;
-  return tc::Result::count;
-}
-
-inline bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-inline std::string fmt(double v, int digits = 4) {
-  std::ostringstream o;
-  o.precision(digits);
-  o << v;
-  return o.str();
-}
-
 /// n and the dimension before any data: from --random, the .npy header, or
 /// the whole .csv (read here; `m` keeps it).
 inline void input_shape(const Options& o, index_t& n, int& dims, app::Matrix<double>& m) {
-  if (o.input.empty()) {
-    n = o.random_n;
+  if (o.in.input.empty()) {
+    n = o.in.random_n;
     dims = o.dims;
     return;
   }
+  const std::string& input = o.in.input;
   std::int64_t rows = 0, cols = 0;
-  if (app::is_npy_path(o.input)) {
-    const app::NpyHeader h = app::read_npy_header(o.input);
-    if (h.shape.size() != 2) {
-      m = app::read_matrix<double>(o.input);  // the reader's own message
-      return;
-    }
-    rows = h.shape[0];
-    cols = h.shape[1];
-  } else {
-    m = app::read_matrix<double>(o.input);
-    rows = m.rows;
-    cols = m.cols;
-  }
-  if (rows == 0) throw app::Error(o.input + ": no spheres (0 rows); need at least 1 (1 sphere has 0 pairs)");
+  app::input_shape(input, rows, cols, m);
+  if (rows == 0) throw app::Error(input + ": no spheres (0 rows); need at least 1 (1 sphere has 0 pairs)");
   if (cols != 2 && cols != 4)
-    throw app::Error(o.input + ": " + std::to_string(cols) +
+    throw app::Error(input + ": " + std::to_string(cols) +
                      " columns; expected 2 (x, r: intervals) or 4 (x, y, z, r: spheres)");
   if (rows > tdmaps::max_side)
-    throw app::Error(o.input + ": " + std::to_string(rows) + " spheres exceed the largest supported n = " +
+    throw app::Error(input + ": " + std::to_string(rows) + " spheres exceed the largest supported n = " +
                      std::to_string(tdmaps::max_side));
   n = rows;
   dims = cols == 2 ? 1 : 3;
@@ -159,33 +122,34 @@ inline float to_float(const std::string& input, const app::Matrix<double>& m, in
 
 inline Input load(const Options& o, bool dims_given, app::Matrix<double>& m) {
   Input in;
-  if (!o.input.empty()) {
-    if (m.values.empty()) m = app::read_matrix<double>(o.input);
+  const std::string& input = o.in.input;
+  if (!input.empty()) {
+    if (m.values.empty()) m = app::read_matrix<double>(input);
     in.dims = m.cols == 2 ? 1 : 3;
     if (dims_given && o.dims != in.dims)
-      throw app::UsageError("--dims " + std::to_string(o.dims) + " but " + o.input + " has " + std::to_string(m.cols) +
+      throw app::UsageError("--dims " + std::to_string(o.dims) + " but " + input + " has " + std::to_string(m.cols) +
                             " columns (" + std::to_string(in.dims) + "-D)");
     in.n = m.rows;
     in.xyzr.assign(static_cast<std::size_t>(in.n) * 4, 0.0f);
     Rounding rounding;
     for (index_t r = 0; r < in.n; ++r) {
       float* row = &in.xyzr[static_cast<std::size_t>(r) * 4];
-      for (int c = 0; c < in.dims; ++c) row[c] = to_float(o.input, m, r, c, c, rounding);
-      row[3] = to_float(o.input, m, r, m.cols - 1, 3, rounding);
+      for (int c = 0; c < in.dims; ++c) row[c] = to_float(input, m, r, c, c, rounding);
+      row[3] = to_float(input, m, r, m.cols - 1, 3, rounding);
       const std::string bad = tc::check_sphere(row);
-      if (!bad.empty()) throw app::Error(o.input + ": row " + std::to_string(r) + " (0-based data row): " + bad);
+      if (!bad.empty()) throw app::Error(input + ": row " + std::to_string(r) + " (0-based data row): " + bad);
     }
-    rounding.report(o.input, m.dtype, in.n * (in.dims + 1));
-    in.source = o.input + " (" + m.dtype + ")";
+    rounding.report(input, m.dtype, in.n * (in.dims + 1));
+    in.source = input + " (" + m.dtype + ")";
     m = app::Matrix<double>();
     return in;
   }
   in.dims = o.dims;
-  in.n = o.random_n;
+  in.n = o.in.random_n;
   tc::RadiusRange r = tc::default_radii(o.dims, o.density == "dense" ? tc::Density::dense : tc::Density::sparse);
   if (o.radii_given) r = {o.rmin, o.rmax};
-  in.xyzr = tc::random_spheres_host(in.n, in.dims, r, o.seed);
-  in.source = "random (seed " + std::to_string(o.seed) + ", radii [" + fmt(r.r_min) + ", " + fmt(r.r_max) + "]" +
+  in.xyzr = tc::random_spheres_host(in.n, in.dims, r, o.in.seed);
+  in.source = "random (seed " + std::to_string(o.in.seed) + ", radii [" + app::fmt(r.r_min) + ", " + app::fmt(r.r_max) + "]" +
               (o.radii_given ? "" : ", " + o.density) + ")";
   return in;
 }

@@ -10,6 +10,7 @@
 #include "common/cli.hpp"
 #include "common/memory.hpp"
 #include "common/output_file.hpp"
+#include "common/sizes.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -23,24 +24,8 @@ namespace collide_cli {
 namespace app = tdmaps::app;
 namespace tc = tdmaps::collision;
 
-/// a * b, or max when it does not fit (a, b >= 0).
-inline index_t mul_sat(index_t a, index_t b) {
-  return b != 0 && a > std::numeric_limits<index_t>::max() / b ? std::numeric_limits<index_t>::max() : a * b;
-}
-inline std::string bytes_text(index_t b) {
-  return b == std::numeric_limits<index_t>::max() ? std::string("more than 2^63 bytes") : app::format_bytes(b);
-}
-
-/// The --result array's words and bytes per word for n spheres (0 words for
-/// count; pairs: unknown before the count).
-inline void result_size(const std::string& result, index_t n, index_t& items, index_t& item_bytes) {
-  items = 0;
-  item_bytes = 4;
-  if (result == "flags") items = tc::flag_words(n);
-  else if (result == "rowflags") items = tc::row_flag_words(n);
-  else if (result == "tileflags") items = tc::tile_flag_words(n);
-  else if (result == "intflags") items = tc::pair_count(n);
-}
+using app::bytes_text;
+using app::mul_sat;
 
 /// Memory and disk of a run, checked in milliseconds before anything is
 /// allocated or generated: host (the spheres, the file's host copy of the
@@ -48,9 +33,8 @@ inline void result_size(const std::string& result, index_t n, index_t& items, in
 template <class mem>
 void check_sizes(const Options& o, index_t n, bool device_side) {
   constexpr bool same_memory = std::is_same<mem, Kokkos::HostSpace>::value;
-  index_t items, item_bytes;
-  result_size(o.result, n, items, item_bytes);
-  const index_t result_bytes = mul_sat(items, item_bytes);
+  // 4-byte words or entries; pairs: unknown before the count.
+  const index_t result_bytes = mul_sat(tc::result_words(*tc::result_from_name(o.result), n), 4);
   const index_t spheres = mul_sat(n, 16);  // x, y, z, r as float32
   const bool write = !o.output.empty();
   const std::string what = o.result == "count" ? std::string("the spheres") : "the " + o.result + " output (" +
@@ -59,7 +43,7 @@ void check_sizes(const Options& o, index_t n, bool device_side) {
     // Host: the spheres as read / generated, their device copy on host
     // backends, and the result (host backends) or its copy for the file.
     // The file as read (float64) and its float32 copy.
-    index_t host = o.input.empty() ? spheres : mul_sat(spheres, 3);
+    index_t host = o.in.input.empty() ? spheres : mul_sat(spheres, 3);
     if (same_memory) host = mul_sat(spheres, 2) + result_bytes;
     else if (write) host = spheres + result_bytes;
     if (host < 0 || result_bytes == std::numeric_limits<index_t>::max()) host = std::numeric_limits<index_t>::max();

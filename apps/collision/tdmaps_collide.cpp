@@ -15,7 +15,8 @@
 #include "cli_ranks.hpp"
 #include "cli_sizes.hpp"
 #include "common/cli.hpp"
-#include "common/launch_options.hpp"
+#include "common/cli_options.hpp"
+#include "common/kokkos_run.hpp"
 #include "common/memory.hpp"
 #include "common/npy.hpp"
 #include "common/output_file.hpp"
@@ -23,7 +24,7 @@
 #include "common/rank_device.hpp"
 #include "common/ranks.hpp"
 
-#include <tdmaps/launch/dispatch.hpp>
+#include <tdmaps/maps/dispatch.hpp>
 
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
@@ -48,9 +49,7 @@ using namespace tdmaps::collide_cli;
 
 struct Report {
   index_t count = 0;
-  std::vector<double> seconds;
-  double write_seconds = -1;
-  double combine_seconds = 0;  // MPI ranks: the results met on rank 0
+  app::Timing times;  // ms_combine: MPI ranks, the results met on rank 0
   std::string output_note;
 };
 
@@ -60,10 +59,8 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
   using mem = typename Space::memory_space;
   constexpr bool same_memory = std::is_same<mem, Kokkos::HostSpace>::value;
   const index_t n = in.n;
-  const tc::Result result = result_of(o.result);
-  const tc::Kernel kernel = o.kernel == "tile"     ? tc::Kernel::tile
-                            : o.kernel == "linear" ? tc::Kernel::linear
-                                                   : tc::Kernel::element;
+  const tc::Result result = *tc::result_from_name(o.result);  // CLI11 checked the names
+  const tc::Kernel kernel = *tc::kernel_from_name(o.kernel);
   const bool write = !o.output.empty();
 
   // Outputs (their sizes were checked against free memory by check_sizes).
@@ -97,30 +94,23 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
   tdmaps::OmegaRange range;
   if constexpr (tdmaps::is_block_space_map_v<Map> && !tdmaps::is_multi_launch_map_v<Map>)
     range = tdmaps::omega_range(map, ranks.rank(), ranks.size());
-  progress.phase("compute", o.repeat, app::Progress::Unit::runs);
-  for (int r = 0; r < o.repeat; ++r) {
-    space.fence();
-    ranks.barrier();
-    app::Timer timer;
+  space.fence();
+  rep.times = app::timed_runs("compute", o.run.repeat, false, ranks, progress, [&] {
     try {
       const tc::ConstSpheres<mem> cs(spheres);
-      rep.count = split ? tc::collide(space, cs, map, range, result, kernel, out, o.hints)
-                        : tc::collide(space, cs, map, result, kernel, out, o.hints);
+      rep.count = split ? tc::collide(space, cs, map, range, result, kernel, out, o.run.hints)
+                        : tc::collide(space, cs, map, result, kernel, out, o.run.hints);
     } catch (const std::length_error& e) {
       throw app::Error(std::string("the pair list does not fit the free memory (about 48 bytes per pair on the ") +
                        mem::name() + " side, 16 on the host): " + e.what() + "; use --result count or flags");
     }
     space.fence();
-    ranks.barrier();  // the time of the slowest rank
-    rep.seconds.push_back(timer.seconds());
-    progress.advance(r + 1);
-  }
-  progress.done();
+  });
   RankResult all;
   if (split) {
     app::Timer combine;
     all = combine_ranks(ranks, result, out, rep.count);
-    rep.combine_seconds = combine.seconds();
+    rep.times.ms_combine = 1e3 * combine.seconds();
     rep.count = all.count;
     if (!ranks.root()) return rep;  // rank 0 writes and reports
   }
@@ -140,15 +130,11 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
     }
     rep.output_note = std::to_string(items) + " " + o.result + " entries of " + std::to_string(ranks.size()) + " ranks";
     progress.done();
-    rep.write_seconds = write_timer.seconds();
+    rep.times.ms_write = 1e3 * write_timer.seconds();
   } else if (write) {
     app::Timer write_timer;
-    auto report = [&](std::int64_t done, std::int64_t) { progress.advance(done); };
     auto write_words = [&](const auto& view, const std::string& note) {
-      auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
-      using T = typename decltype(h)::non_const_value_type;
-      progress.phase("write " + o.output, static_cast<std::int64_t>(h.extent(0) * sizeof(T)), app::Progress::Unit::bytes);
-      app::write_npy(o.output, h.data(), {static_cast<index_t>(h.extent(0))}, report);
+      app::write_view_npy(o.output, view, {static_cast<index_t>(view.extent(0))}, progress);
       rep.output_note = note;
     };
     if (result == tc::Result::flags) {
@@ -162,50 +148,25 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
     } else {
       const index_t rows = static_cast<index_t>(out.pairs.extent(0));
       app::check_filesystem_space(o.output, rows * 16 + 128, "the pair list");
-      auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out.pairs);
-      progress.phase("write " + o.output, rows * 16, app::Progress::Unit::bytes);
-      app::write_npy(o.output, h.data(), {rows, 2}, report);
+      app::write_view_npy(o.output, out.pairs, {rows, 2}, progress);
       rep.output_note = "int64 (" + std::to_string(rows) + ", 2) pairs (i, j), j < i, sorted";
     }
     progress.done();
-    rep.write_seconds = write_timer.seconds();
+    rep.times.ms_write = 1e3 * write_timer.seconds();
   }
   return rep;
 }
 
 void print_report(const Options& o, const Input& in, const Report& rep, double total_seconds, int ranks) {
   const index_t pairs = tc::pair_count(in.n);
-  const double best = *std::min_element(rep.seconds.begin(), rep.seconds.end());
-  double mean = 0;
-  for (double s : rep.seconds) mean += s;
-  mean /= static_cast<double>(rep.seconds.size());
-  const double rate = best > 0 ? static_cast<double>(pairs) / best : 0.0;
+  const app::Timing& t = rep.times;
   const double fraction = pairs > 0 ? static_cast<double>(rep.count) / static_cast<double>(pairs) : 0.0;
-  using Space = Kokkos::DefaultExecutionSpace;
-  const std::string backend = Space::name();
-  if (o.json) {
-    app::ReportHeader h;
-    h.input = o.input;
-    h.seed = o.seed;
-    h.n = in.n;
-    h.d = in.dims;
-    h.precision = "fp32";
-    h.map = o.spec.label();
-    h.block = o.block;
-    h.kernel = o.kernel;
-    h.backend = backend;
-    h.concurrency = Space().concurrency();
-    h.repeat = static_cast<int>(rep.seconds.size());
-    h.elements = pairs;
-    h.ms_mean = mean * 1e3;
-    h.ms_min = best * 1e3;
-    h.ms_write = rep.write_seconds >= 0 ? rep.write_seconds * 1e3 : -1;
-    h.ms_total = total_seconds * 1e3;
-    h.output = o.output;
-    h.ranks = ranks;
-    nlohmann::json j = app::report_json(h);
+  if (o.run.json) {
+    const app::RunShape shape{in.n, in.dims, "fp32", o.kernel, pairs};
+    nlohmann::json j = app::report_json(
+        app::report_header(o.in, o.spec.label(), o.block, ranks, shape, t, total_seconds * 1e3, o.output));
     j["mode"] = "collide";
-    j["ms_combine"] = rep.combine_seconds * 1e3;
+    j["ms_combine"] = t.ms_combine;
     j["result"] = o.result;
     j["count"] = rep.count;
     j["fraction"] = fraction;
@@ -213,53 +174,45 @@ void print_report(const Options& o, const Input& in, const Report& rep, double t
     app::print_json_line(j);
     return;
   }
+  using app::fmt;
   std::cout << "tdmaps-collide: n = " << in.n << " (" << in.dims << "-D, " << in.source << "), map " << o.spec.label()
-            << ", kernel " << o.kernel << ", block " << o.block << ", backend " << backend << "\n";
+            << ", kernel " << o.kernel << ", block " << o.block << ", backend " << Kokkos::DefaultExecutionSpace::name()
+            << "\n";
   std::cout << "count: " << rep.count << "\n";
   std::cout << "pairs tested: " << pairs << " (colliding fraction " << fmt(fraction) << ")\n";
-  std::cout << "compute: best " << fmt(best * 1e3) << " ms, mean " << fmt(mean * 1e3) << " ms over " << rep.seconds.size()
-            << " run" << (rep.seconds.size() > 1 ? "s" : "") << "\n";
-  std::cout << "pairs/s: " << fmt(rate) << "\n";
-  if (!o.output.empty())
-    std::cout << "write: " << fmt(rep.write_seconds * 1e3) << " ms: " << o.output << ": " << rep.output_note << "\n";
-  std::cout << "total: " << fmt(total_seconds * 1e3) << " ms (input, compute, write)\n";
-  std::cout.flush();
+  app::print_times(t, pairs, "pairs", o.output, rep.output_note, total_seconds * 1e3);
 }
 
 /// What MPI ranks must agree on before any work (common/ranks.hpp).
 app::RunFacts run_facts(const Options& o, index_t n) {
   app::RunFacts f;
   f.add("--result", o.result).add("--kernel", o.kernel).add("--map", o.spec.label()).add("--block", o.block);
-  f.add("--repeat", o.repeat).add("--output", o.output.empty() ? std::string("not given") : o.output).add("n", n);
+  f.add("--repeat", o.run.repeat).add("--output", o.output.empty() ? std::string("not given") : o.output).add("n", n);
   f.add("--dims", o.dims_text.empty() ? std::string("not given") : o.dims_text);
-  if (o.input.empty()) {
-    f.add("--seed", std::to_string(o.seed)).add("--density", o.radii_given ? std::string("not used") : o.density);
+  if (o.in.input.empty()) {
+    f.add("--seed", std::to_string(o.in.seed)).add("--density", o.radii_given ? std::string("not used") : o.density);
     f.add("--rmin", o.radii_given ? o.rmin_text : std::string("not given"));
     f.add("--rmax", o.radii_given ? o.rmax_text : std::string("not given")).add("input checksum", "none (--random)");
   } else {
-    f.add("--seed", "not used").add_file("input checksum", o.input);
+    f.add("--seed", "not used").add_file("input checksum", o.in.input);
   }
   return f;
 }
 
 int collide_main(int argc, char* argv[], const app::Ranks& ranks) {
   app::Timer total_timer;
-  app::set_app_name("collide");
-  app::install_signal_cleanup();
-  const app::SplitArgs args = app::split_kokkos_args(argc, argv);
+  const app::SplitArgs args = app::start_tool("collide", argc, argv);
 
   Options o;
   CLI::App cli{"tdmaps-collide: all-pairs collision detection of n spheres (3-D) or intervals (1-D): counts, "
                "bit flags, int flags or the list of pairs i > j with |c_i - c_j| < r_i + r_j, under any tdmaps map.",
                "tdmaps-collide"};
   cli.set_version_flag("--version", std::string("tdmaps-collide ") + app::version());
-  auto* random = cli.add_option("--random", o.random_text, "N random spheres (centres uniform in [0,1)^D)");
-  auto* input = cli.add_option("--input", o.input,
-                               "spheres from a .npy (float32/float64, C order) or .csv file: n rows of x, r (1-D) or "
-                               "x, y, z, r (3-D)");
-  random->excludes(input);
+  auto* random = app::add_input_options(cli, o.in,
+                                        "spheres from a .npy (float32/float64, C order) or .csv file: n rows of x, r "
+                                        "(1-D) or x, y, z, r (3-D)",
+                                        "N random spheres (centres uniform in [0,1)^D)");
   auto* dims = cli.add_option("--dims", o.dims_text, "1 (intervals) or 3 (spheres, default); with --input, taken from the columns");
-  cli.add_option("--seed", o.seed_text, "seed of --random (std::mt19937_64), 0 to 2^64 - 1 (default 1)")->needs(random);
   auto* density = cli.add_option("--density", o.density,
                                  "radius preset of --random: dense (3-D r in [0.05,0.15], 1-D [0.005,0.015]) or sparse "
                                  "(3-D [0.01,0.03], 1-D [5e-5,1.5e-4])")
@@ -277,33 +230,17 @@ int collide_main(int argc, char* argv[], const app::Ranks& ranks) {
                  "R(i) = sum of ceil(k/32) over k < i, bit j at word R(i)+j/32, bit j%32), tileflags (uint32 words, "
                  "32 per 32x32 tile, tile T(i/32)+j/32, word i%32, bit j%32), pairs (int64 (k, 2)), "
                  "intflags (int32 per pair)")
-      ->check(CLI::IsMember({"count", "flags", "rowflags", "tileflags", "pairs", "intflags"}))
+      ->check(CLI::IsMember(tc::result_names()))
       ->capture_default_str();
   cli.add_option("--output", o.output, "write the --result array to FILE.npy (complete or not at all)");
   cli.add_option("--save-input", o.save_input, "write the --random spheres to FILE.npy, (n, D+1) float32")->needs(random);
-  cli.add_option("--map", o.spec.map, "map: " + tdmaps::join_names(tdmaps::map_names()))
-      ->check(CLI::IsMember(tdmaps::accepted_map_names()))
-      ->capture_default_str();
-  cli.add_option("--sqrt", o.spec.sqrt, "lambda's square root: " + tdmaps::join_names(tdmaps::sqrt_names()))
-      ->check(CLI::IsMember(tdmaps::sqrt_names()))
-      ->capture_default_str();
-  cli.add_option("--form", o.spec.form, "lambda's form: " + tdmaps::join_names(tdmaps::form_names()))
-      ->check(CLI::IsMember(tdmaps::form_names()))
-      ->capture_default_str();
-  app::add_launch_options(cli, o.hints);
-  cli.add_option("--block", o.block, "block side rho (threads per block per dimension): 8, 16 or 32")
-      ->check(CLI::IsMember({8, 16, 32}))
-      ->capture_default_str();
+  app::add_map_options(cli, o.spec, o.block);
   cli.add_option("--kernel", o.kernel,
                  "tile (spheres staged in team scratch; block-space maps), element (any map, utm included) or "
                  "linear (the pairs in packed order, consecutive pairs per thread)")
-      ->check(CLI::IsMember({"tile", "element", "linear"}))
+      ->check(CLI::IsMember(tc::kernel_names()))
       ->capture_default_str();
-  cli.add_option("--repeat", o.repeat, "timed runs (best and mean are reported)")
-      ->check(CLI::Range(1, 1000000))
-      ->capture_default_str();
-  cli.add_flag("--json", o.json, "print one JSON object instead of text (no progress)");
-  cli.add_flag("--quiet", o.quiet, "no progress on stderr");
+  app::add_run_options(cli, o.run, "timed runs (best and mean are reported)");
   cli.footer(
       "Examples:\n"
       "  tdmaps-collide --random 30720 --map lambda --repeat 10\n"
@@ -315,40 +252,28 @@ int collide_main(int argc, char* argv[], const app::Ranks& ranks) {
       "  tdmaps-collide --input intervals.csv --result intflags --output f.npy --map utm --kernel element\n"
       "\n"
       "Pairs are (i, j) with j < i, packed index p = i (i - 1) / 2 + j (row-major); spheres touching exactly\n"
-      "do not collide. n = 1 is allowed (0 pairs); n = 0 is an error.\n"
-      "Exit status: 0 on success, 2 on a usage error (options and their values), 1 on a runtime failure (input, memory, disk).\n"
-      "Progress of runs longer than ~2 s goes to stderr (a bar on a terminal, a line every 10 s otherwise);\n"
-      "--quiet and --json silence it. An interrupted run (Ctrl-C, SIGTERM, SIGHUP) leaves no output file behind.\n"
-      "Kokkos options (--kokkos-threads=N, --kokkos-device-id=N, ...) are passed to Kokkos; unknown ones are refused.");
+      "do not collide. n = 1 is allowed (0 pairs); n = 0 is an error.\n" +
+      std::string(app::conventions_help()));
   if (const auto status = app::parse_command_line(cli, args.rest)) return *status;
   o.radii_given = rmin->count() > 0;
 
-  if (o.random_text.empty() && o.input.empty()) throw app::UsageError("give --random N or --input FILE");
-  if (!o.random_text.empty())
-    o.random_n = app::parse_int("--random", o.random_text, 1, tdmaps::max_side, "the number of spheres");
+  app::check_input_options(o.in, tdmaps::max_side, "spheres");
   if (!o.dims_text.empty()) {
     o.dims = static_cast<int>(app::parse_int("--dims", o.dims_text, 1, 3, "the dimension"));
     if (o.dims == 2) throw app::UsageError("--dims 2: the dimension must be 1 (intervals) or 3 (spheres)");
   }
-  if (!o.seed_text.empty()) o.seed = app::parse_uint64("--seed", o.seed_text, "the seed");
   if (o.radii_given) {
     const std::string rule = "need 0 <= rmin <= rmax <= 1";
     o.rmin = app::parse_double("--rmin", o.rmin_text, 0, 1, rule);
     o.rmax = app::parse_double("--rmax", o.rmax_text, 0, 1, rule);
     if (o.rmin > o.rmax) throw app::UsageError("--rmin " + o.rmin_text + " --rmax " + o.rmax_text + ": " + rule);
   }
-  const bool writes = !o.output.empty();
-  if (writes && o.result == "count")
+  if (!o.output.empty() && o.result == "count")
     throw app::UsageError("--output needs --result flags, rowflags, tileflags, pairs or intflags (a count is printed, "
                           "not written)");
-  if (writes && !ends_with(o.output, ".npy")) throw app::UsageError("--output " + o.output + ": must be a .npy file");
-  if (!o.save_input.empty() && !ends_with(o.save_input, ".npy"))
-    throw app::UsageError("--save-input " + o.save_input + ": must be a .npy file");
-  app::check_not_same_file("--output", o.output, "--input", o.input);
-  app::check_not_same_file("--output", o.output, "--save-input", o.save_input);
-  if (writes) app::check_output_path(o.output);
-  app::configure_warnings(o.json, o.quiet || !ranks.root());
-  if (!o.save_input.empty()) app::check_output_path(o.save_input);
+  app::check_npy_output("--output", o.output, {{"--input", o.in.input}, {"--save-input", o.save_input}});
+  app::check_npy_output("--save-input", o.save_input);
+  app::configure_warnings(o.run.json, o.run.quiet || !ranks.root());
   if (ranks.size() > 1 && (o.kernel == "linear" || o.spec.map == "rec" || o.spec.map == "hadouken" ||
                            o.spec.map == "h" || o.spec.map == "utm"))
     throw app::UsageError("MPI ranks split the league of a one-launch block-space map into omega ranges: --map "
@@ -365,10 +290,9 @@ int collide_main(int argc, char* argv[], const app::Ranks& ranks) {
   check_sizes<Space::memory_space>(o, n, false);
 
   if (ranks.size() > 1) ranks.set_run_facts(run_facts(o, n));
-  app::KokkosArgv kargs(argv[0], app::rank_device_args(ranks, args.kokkos));
-  Kokkos::ScopeGuard guard(kargs.argc(), kargs.argv());
+  const app::KokkosScope kokkos(argv[0], app::rank_device_args(ranks, args.kokkos));
   check_sizes<Space::memory_space>(o, n, true);
-  app::Progress progress(o.quiet || o.json || !ranks.root());
+  app::Progress progress(o.run.quiet || o.run.json || !ranks.root());
   Input in = load(o, dims->count() > 0, file);
   ranks.agree();  // every check above passed on every rank; no work before
   if (!o.save_input.empty() && ranks.root()) save_input(o.save_input, in);

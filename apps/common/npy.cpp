@@ -1,11 +1,12 @@
 // Implementation of apps/common/npy.hpp: writing and the process helpers
-// (the reading is in npy_read.cpp). The .npy format written (numpy's
-// format.py): 6-byte magic "\x93NUMPY", major and minor version bytes, the
+// (the reading is in npy_header.cpp, npy_read.cpp and csv_read.cpp). The
+// .npy format written (numpy's format.py): 6-byte magic "\x93NUMPY", major and minor version bytes, the
 // header length (uint16 LE for 1.0, uint32 LE for 2.0 and 3.0), then an
 // ASCII (3.0: UTF-8) Python dict literal with 'descr', 'fortran_order' and
 // 'shape', padded with spaces to a multiple of 64 bytes and ended by '\n'.
 #include "npy.hpp"
 
+#include "npy_detail.hpp"
 #include "output_file.hpp"
 
 #include <fcntl.h>
@@ -27,29 +28,6 @@ namespace app {
 namespace {
 
 std::string g_app_name = "app";
-
-bool host_is_little_endian() {
-  const std::uint16_t one = 1;
-  unsigned char b;
-  std::memcpy(&b, &one, 1);
-  return b == 1;
-}
-
-std::string file_kind(mode_t m) {
-  if (S_ISCHR(m)) return "a character device";
-  if (S_ISBLK(m)) return "a block device";
-  if (S_ISFIFO(m)) return "a fifo";
-  if (S_ISSOCK(m)) return "a socket";
-  if (S_ISLNK(m)) return "a symbolic link";
-  return "not a regular file";
-}
-
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  std::string s = "(";
-  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  if (shape.size() == 1) s += ",";
-  return s + ")";
-}
 
 template <class T>
 struct NpyDescr;
@@ -95,9 +73,11 @@ void check_output_path(const std::string& path) {
   if (::stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) throw Error(path + ": output path is a directory");
     // Renaming onto a device or a fifo would replace it (as root: /dev/null).
-    if (!S_ISREG(st.st_mode))
-      throw Error(path + ": output path exists and is not a regular file (" + file_kind(st.st_mode) +
-                  "); name a new or regular file");
+    if (!S_ISREG(st.st_mode)) {
+      const char* kind = npy_detail::special_file_kind(st.st_mode);
+      throw Error(path + ": output path exists and is not a regular file (" +
+                  (*kind ? std::string("a ") + kind : std::string("not a regular file")) + "); name a new or regular file");
+    }
   }
   const std::string dir = directory_of(path);
   if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
@@ -107,17 +87,17 @@ void check_output_path(const std::string& path) {
 
 template <class T>
 std::string npy_header(const std::vector<std::int64_t>& shape) {
-  if (!host_is_little_endian()) throw Error("writing .npy needs a little-endian host");
+  if (!npy_detail::host_is_little_endian()) throw Error("writing .npy needs a little-endian host");
   if (shape.empty() || shape.size() > 2) throw Error("write_npy: shape must be 1-D or 2-D");
   std::int64_t count = 1;
   for (auto s : shape) {
     if (s < 0) throw Error("write_npy: negative dimension");
     if (s > 0 && count > std::numeric_limits<std::int64_t>::max() / static_cast<std::int64_t>(sizeof(T)) / s)
-      throw Error("write_npy: " + shape_text(shape) + " overflows 64-bit byte counts");
+      throw Error("write_npy: " + npy_detail::shape_text(shape) + " overflows 64-bit byte counts");
     count *= s;
   }
   std::string dict = std::string("{'descr': '") + NpyDescr<T>::value + "', 'fortran_order': False, 'shape': " +
-                     shape_text(shape) + ", }";
+                     npy_detail::shape_text(shape) + ", }";
   // Version 1.0 while the header fits its 16-bit length; pad so the data start
   // on a 64-byte boundary, as numpy does.
   const bool v1 = dict.size() + 1 + 10 + 64 < 65536;

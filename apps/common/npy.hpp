@@ -22,7 +22,7 @@
 // literals, '\n'-terminated and space-padded to a 16-byte multiple, data of
 // exactly shape x itemsize bytes. Anything else is rejected, with
 // "<path>: byte <offset>: <rule broken>", so whatever is accepted is read by
-// numpy.load as the same array (apps/common/fuzz_npy.py checks it). A path
+// numpy.load as the same array (apps/common/tests/fuzz_npy.py checks it). A path
 // that is missing, a directory or not a regular file is reported as such
 // before it is opened.
 //
@@ -40,10 +40,11 @@
 //   set_app_name("edm"); fail("msg")  prints "tdmaps-edm: error: msg" to stderr, exit(1)
 //   Timer t; t.seconds(); t.reset();   steady clock
 //   gb_per_s(bytes, seconds)           10^9 bytes per second
-//   host_available_bytes()             available RAM (sysconf), for size checks
-//   format_bytes(bytes)                "1.07 GB (1073741824 bytes)"
+//   host_available_bytes(), format_bytes(bytes), mul_sat, add_sat:
+//                                      sizes.hpp
 
 #include "output_file.hpp"
+#include "sizes.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -131,12 +132,6 @@ class Timer {
 };
 
 inline double gb_per_s(double bytes, double seconds) { return seconds > 0 ? bytes / seconds * 1e-9 : 0.0; }
-
-/// Available physical memory of the host in bytes (sysconf(_SC_AVPHYS_PAGES)).
-std::int64_t host_available_bytes();
-
-/// "1.07 GB (1073741824 bytes)".
-std::string format_bytes(std::int64_t bytes);
 
 /// The shortest text that reads back as v ("1e+39", "0.1", "-1e-09", "inf",
 /// "nan"): a value from a file as its writer meant it, never "-0.000000".

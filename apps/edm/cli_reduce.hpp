@@ -2,58 +2,50 @@
 #define TDMAPS_EDM_CLI_REDUCE_HPP
 
 // tdmaps-edm --reduce hist | nn | count: the reductions of
-// tdmaps/edm/reduce.hpp over the pairs i < j, without the matrix. Part of the
-// CLI (tdmaps_edm.cpp), not installed. With MPI ranks (common/ranks.hpp) each
-// rank reduces its omega_range and one MPI reduction finishes the result.
+// tdmaps/edm/reduce.hpp over the pairs i < j, without the matrix. With MPI
+// ranks (common/ranks.hpp) each rank reduces its omega_range and one MPI
+// reduction finishes the result. Included by cli_reduce_fp32.cpp and
+// cli_reduce_fp64.cpp only, which instantiate it for one precision each
+// (every reduction on every map). Part of the CLI, not installed.
 
-#include <tdmaps/edm/reduce.hpp>
-#include <tdmaps/tdmaps.hpp>
-
+#include "cli_common.hpp"
 #include "common/cli.hpp"
+#include "common/kokkos_run.hpp"
+#include "common/memory.hpp"
 #include "common/npy.hpp"
 #include "common/progress.hpp"
 #include "common/ranks.hpp"
 
+#include <tdmaps/edm/reduce.hpp>
+#include <tdmaps/tdmaps.hpp>
+
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace tdmaps {
 namespace edm_cli {
+namespace {
 
-struct ReduceOptions {
-  std::string what;  // hist, nn, count
-  int bins = 64;
-  double rmax = 0;    // hist
-  double radius = 0;  // count
-  std::string output;
-  int repeat = 1;
-  LaunchHints hints;  // --team-threads, --blocks-per-team
-};
-
-/// What one reduction run gives (host side).
-struct ReduceResult {
-  std::vector<std::int64_t> hist;
-  std::vector<double> nn;  // (n, 2): index, distance
-  index_t count = 0;
-  double ms_mean = 0, ms_min = 0, ms_warmup = 0;
-  double ms_combine = 0;  // the results of the ranks met (copies and all-reductions)
-};
-
+/// One reduction on one map: the warm-up, the timed runs, the ranks' results met.
 template <class ExecSpace, class Map, class Real>
-ReduceResult run_reduce(const Map& map, const Kokkos::View<const Real**, Kokkos::LayoutRight,
+ReduceResult reduce_on(const Map& map, const Kokkos::View<const Real**, Kokkos::LayoutRight,
                                                            typename ExecSpace::memory_space>& x,
-                        const ReduceOptions& o, const app::Ranks& ranks, app::Progress& progress) {
+                        const ReduceOptions& o, const app::RunOptions& run, const app::Ranks& ranks,
+                        app::Progress& progress) {
   using mem = typename ExecSpace::memory_space;
   ExecSpace space;
   const index_t n = static_cast<index_t>(x.extent(0));
   ReduceResult res;
   OmegaRange range;
-  if constexpr (tdmaps::is_block_space_map_v<Map> && !tdmaps::detail::has_multi_launch<Map>::value) {
+  if constexpr (tdmaps::is_block_space_map_v<Map> && !tdmaps::is_multi_launch_map_v<Map>) {
     range = omega_range(map, ranks.rank(), ranks.size());
   } else {
     if (ranks.size() > 1)
@@ -81,21 +73,21 @@ ReduceResult run_reduce(const Map& map, const Kokkos::View<const Real**, Kokkos:
       Kokkos::deep_copy(space, hist, std::int64_t(0));
       if constexpr (tdmaps::is_block_space_map_v<Map>) {
         if (range.end > range.begin || ranks.size() == 1) {
-          if constexpr (!tdmaps::detail::has_multi_launch<Map>::value) edm::pair_histogram(space, x, map, range, o.rmax, hist, o.hints);
-          else edm::pair_histogram(space, x, map, o.rmax, hist, o.hints);
+          if constexpr (!tdmaps::is_multi_launch_map_v<Map>) edm::pair_histogram(space, x, map, range, o.rmax, hist, run.hints);
+          else edm::pair_histogram(space, x, map, o.rmax, hist, run.hints);
         }
       }
       space.fence();
     } else if (o.what == "count") {
-      if constexpr (tdmaps::is_block_space_map_v<Map> && !tdmaps::detail::has_multi_launch<Map>::value)
-        res.count = edm::count_within(space, x, map, range, o.radius, o.hints);
+      if constexpr (tdmaps::is_block_space_map_v<Map> && !tdmaps::is_multi_launch_map_v<Map>)
+        res.count = edm::count_within(space, x, map, range, o.radius, run.hints);
       else
-        res.count = edm::count_within(space, x, map, o.radius, o.hints);  // any map, utm included
+        res.count = edm::count_within(space, x, map, o.radius, run.hints);  // any map, utm included
     } else {
       Kokkos::deep_copy(space, keys, edm::nearest_init());
       if constexpr (tdmaps::is_block_space_map_v<Map>) {
-        if constexpr (!tdmaps::detail::has_multi_launch<Map>::value) {
-          edm::nearest_neighbour(space, x, map, range, keys, o.hints);
+        if constexpr (!tdmaps::is_multi_launch_map_v<Map>) {
+          edm::nearest_neighbour(space, x, map, range, keys, run.hints);
           if constexpr (std::is_same<Real, double>::value) {
             // The second pass needs every rank's first: the smallest key of each row over all ranks.
             space.fence();
@@ -106,13 +98,13 @@ ReduceResult run_reduce(const Map& map, const Kokkos::View<const Real**, Kokkos:
             Kokkos::deep_copy(keys, Kokkos::View<const std::uint64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
                                         key_host.data(), key_host.size()));
             Kokkos::deep_copy(space, second, edm::nearest_init());
-            edm::nearest_index_pass(space, x, map, range, keys, second, o.hints);
+            edm::nearest_index_pass(space, x, map, range, keys, second, run.hints);
           }
         } else {
           // rb, rec, hadouken: one process, the whole triangle.
           Kokkos::View<index_t*, mem> idx("tdmaps::edm::nn_idx", static_cast<std::size_t>(n));
           Kokkos::View<double*, mem> dist("tdmaps::edm::nn_dist", static_cast<std::size_t>(n));
-          edm::nearest_neighbour(space, x, map, idx, dist, o.hints);
+          edm::nearest_neighbour(space, x, map, idx, dist, run.hints);
           nn_direct = true;
           nn_idx = idx;
           nn_dist = dist;
@@ -121,25 +113,7 @@ ReduceResult run_reduce(const Map& map, const Kokkos::View<const Real**, Kokkos:
       space.fence();
     }
   };
-  progress.phase("reduce (warm-up run)", 1, app::Progress::Unit::runs);
-  app::Timer warm;
-  once();
-  res.ms_warmup = 1e3 * warm.seconds();
-  progress.phase("reduce", o.repeat, app::Progress::Unit::runs, res.ms_warmup * 1e-3);
-  double sum = 0, best = std::numeric_limits<double>::infinity();
-  for (int k = 0; k < o.repeat; ++k) {
-    ranks.barrier();
-    app::Timer t;
-    once();
-    ranks.barrier();  // the time of the slowest rank
-    const double s = t.seconds();
-    sum += s;
-    best = std::min(best, s);
-    progress.advance(k + 1);
-  }
-  progress.done();
-  res.ms_mean = 1e3 * sum / o.repeat;
-  res.ms_min = 1e3 * best;
+  res.times = app::timed_runs("reduce", run.repeat, true, ranks, progress, once);
 
   // Finish: one MPI reduction (a no-op with one rank), results on every rank.
   app::Timer combine;
@@ -186,8 +160,87 @@ ReduceResult run_reduce(const Map& map, const Kokkos::View<const Real**, Kokkos:
       res.nn[2 * i + 1] = dist;
     }
   }
-  res.ms_combine = 1e3 * combine.seconds();
+  res.times.ms_combine = 1e3 * combine.seconds();
   return res;
+}
+
+}  // namespace
+
+template <class Real>
+int run_reduce_mode(Run<Real>& run) {
+  const Options& o = run.o;
+  const app::Ranks& ranks = run.ranks;
+  const index_t n = run.n, d = run.d;
+  const std::string& source = run.source;
+  const auto& r = o.reduce;
+  const index_t in_bytes = mul_sat(mul_sat(n, d), static_cast<index_t>(sizeof(Real)));
+  const index_t result_bytes = r.what == "nn" ? mul_sat(n, 32) : r.what == "hist" ? 8 * index_t(r.bins) : 8;
+  const index_t host_need = add_sat(mul_sat(in_bytes, 2), result_bytes);
+  if (host_need > app::host_available_bytes())
+    throw app::Error(source + ": the points and the result need " + bytes_text(host_need) + " of host memory but only " +
+                     app::format_bytes(app::host_available_bytes()) + " is available");
+  if (r.what == "nn" && n < 2) throw app::Error(source + ": --reduce nn needs at least 2 points (n = 1 has no other point)");
+  if (!r.output.empty()) app::check_filesystem_space(r.output, add_sat(result_bytes, 128), "the --reduce output");
+
+  const app::KokkosScope kokkos(run.argv0, run.kokkos_options);
+  app::Progress progress(o.run.quiet || o.run.json || !ranks.root());
+  if (!std::is_same<MemSpace, Kokkos::HostSpace>::value) {
+    const index_t device_need = add_sat(in_bytes, result_bytes);
+    if (device_need > app::free_memory_bytes<MemSpace>())
+      throw app::Error("the points and the result need " + bytes_text(device_need) + " of " + MemSpace::name() +
+                       " memory but only " + app::format_bytes(app::free_memory_bytes<MemSpace>()) + " is free");
+  }
+  auto x = load_points<Real>(o, n, d, run.pts, source);
+  Kokkos::View<const Real**, Kokkos::LayoutRight, MemSpace> cx = x;
+  const tdmaps::Domain2 domain(n, o.block, tdmaps::Triangle::strict_lower);
+  ReduceResult res;
+  tdmaps::with_map(
+      o.map, domain, [&](auto map) { res = reduce_on<ExecSpace>(map, cx, r, o.run, ranks, progress); },
+      r.what != "count");
+
+  const index_t pairs = n * (n - 1) / 2;
+  if (ranks.root() && !r.output.empty()) {
+    app::Timer write_timer;
+    if (r.what == "hist") app::write_npy(r.output, res.hist.data(), {static_cast<std::int64_t>(r.bins)});
+    else if (r.what == "nn") app::write_npy(r.output, res.nn.data(), {n, 2});
+    res.times.ms_write = 1e3 * write_timer.seconds();
+  }
+  if (!ranks.root()) return 0;
+  const app::Timing& t = res.times;
+  const double rate = t.ms_min > 0 ? static_cast<double>(pairs) / (t.ms_min * 1e-3) : 0.0;
+  if (o.run.json) {
+    // No matrix kernel: the reductions pick their own.
+    const app::RunShape shape{n, d, run.precision, "", pairs};
+    nlohmann::json j =
+        app::report_json(report_header(o, ranks, shape, t, 1e3 * run.total_timer.seconds(), r.output));
+    j["mode"] = "reduce";
+    j["reduce"] = r.what;
+    j["ms_combine"] = t.ms_combine;
+    if (r.what == "hist") {
+      j["bins"] = r.bins;
+      j["rmax"] = r.rmax;
+      index_t in = 0;
+      for (auto c : res.hist) in += c;
+      j["counted"] = in;
+    }
+    if (r.what == "count") {
+      j["radius"] = r.radius;
+      j["count"] = res.count;
+    }
+    app::print_json_line(j);
+  } else {
+    std::printf("tdmaps-edm: --reduce %s, n = %lld, d = %lld, %s, map %s (block %d), %s, %d rank(s)\n", r.what.c_str(),
+                static_cast<long long>(n), static_cast<long long>(d), run.precision.c_str(), o.map.label().c_str(), o.block,
+                ExecSpace::name(), ranks.size());
+    if (r.what == "count")
+      std::printf("  count   %lld of %lld pairs closer than %s\n", static_cast<long long>(res.count),
+                  static_cast<long long>(pairs), app::number_text(r.radius).c_str());
+    std::printf("  compute %.3f ms mean, %.3f ms best over %d repetition(s); %.3g pairs/s\n", t.ms_mean, t.ms_min,
+                t.runs, rate);
+    if (!r.output.empty()) std::printf("  output  %s\n", r.output.c_str());
+  }
+  std::fflush(stdout);
+  return 0;
 }
 
 }  // namespace edm_cli

@@ -9,16 +9,15 @@
 #include <tdmaps/triplets.hpp>
 
 #include "common/cli.hpp"
+#include "common/cli_options.hpp"
 #include "common/npy.hpp"
-#include "common/output_file.hpp"
 
-#include <tdmaps/launch/dispatch.hpp>
+#include <tdmaps/maps/dispatch.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,31 +29,16 @@ namespace app = tdmaps::app;
 namespace tt = tdmaps::triplets;
 
 struct Options {
-  std::string random_text, seed_text, c9_text, cutoff_text, triple_text;  // parsed strictly below
-  index_t random_n = -1;
-  std::uint64_t seed = 1;
-  std::string input, output, save_input;
+  app::InputOptions in;                          // --input, --random, --seed
+  std::string c9_text, cutoff_text, triple_text;  // parsed strictly below
+  std::string output, save_input;
   std::string kernel = "atm";
   std::string precision = "fp64";
   tdmaps::MapSpec3 spec;
   int block = 8;
-  int repeat = 1;
-  bool json = false;
-  bool quiet = false;
+  app::RunOptions run;  // --repeat, --json, --quiet, the launch shape
   tt::AtmParams params;
-  tdmaps::LaunchHints hints;  // --team-threads, --blocks-per-team
 };
-
-inline bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-inline std::string fmt(double v, int digits = 4) {
-  std::ostringstream o;
-  o.precision(digits);
-  o << v;
-  return o.str();
-}
 
 /// The particles as the run uses them, host side, fp64 (n x 3).
 struct Input {
@@ -65,63 +49,50 @@ struct Input {
 
 /// n before any data: from --random, the .npy header, or the whole .csv (read here; `m` keeps it).
 inline index_t input_rows(const Options& o, app::Matrix<double>& m) {
-  if (o.input.empty()) return o.random_n;
+  const std::string& input = o.in.input;
+  if (input.empty()) return o.in.random_n;
   std::int64_t rows = 0, cols = 0;
-  if (app::is_npy_path(o.input)) {
-    const app::NpyHeader h = app::read_npy_header(o.input);
-    if (h.shape.size() != 2) {
-      m = app::read_matrix<double>(o.input);  // the reader's own message
-      return m.rows;
-    }
-    rows = h.shape[0];
-    cols = h.shape[1];
-  } else {
-    m = app::read_matrix<double>(o.input);
-    rows = m.rows;
-    cols = m.cols;
-  }
-  if (rows == 0) throw app::Error(o.input + ": no particles (0 rows); need at least 1 (fewer than 3 have no triplets)");
-  if (cols != 3) throw app::Error(o.input + ": " + std::to_string(cols) + " columns; expected 3 (x, y, z)");
+  app::input_shape(input, rows, cols, m);
+  if (rows == 0) throw app::Error(input + ": no particles (0 rows); need at least 1 (fewer than 3 have no triplets)");
+  if (cols != 3) throw app::Error(input + ": " + std::to_string(cols) + " columns; expected 3 (x, y, z)");
   if (rows > tdmaps::max_side3)
-    throw app::Error(o.input + ": " + std::to_string(rows) + " particles exceed the largest supported n = " +
+    throw app::Error(input + ": " + std::to_string(rows) + " particles exceed the largest supported n = " +
                      std::to_string(tdmaps::max_side3));
   return rows;
 }
 
 inline Input load(const Options& o, app::Matrix<double>& m) {
   Input in;
-  if (o.input.empty()) {
-    in.n = o.random_n;
-    in.x = tt::random_points_host(in.n, o.seed);
-    in.source = "random in [0, " + fmt(tt::random_box_side(in.n)) + ")^3, seed " + std::to_string(o.seed);
+  const std::string& input = o.in.input;
+  if (input.empty()) {
+    in.n = o.in.random_n;
+    in.x = tt::random_points_host(in.n, o.in.seed);
+    in.source = "random in [0, " + app::fmt(tt::random_box_side(in.n)) + ")^3, seed " + std::to_string(o.in.seed);
     return in;
   }
-  if (m.values.empty()) m = app::read_matrix<double>(o.input);
+  if (m.values.empty()) m = app::read_matrix<double>(input);
   static const char* const axis[3] = {"x", "y", "z"};
   const bool fp32 = o.precision == "fp32";
   for (index_t r = 0; r < m.rows; ++r)
     for (int c = 0; c < 3; ++c) {
       const double v = m.at(r, c);
       if (!std::isfinite(v))
-        throw app::Error(o.input + ": row " + std::to_string(r) + " (0-based data row): " + axis[c] + " is " +
+        throw app::Error(input + ": row " + std::to_string(r) + " (0-based data row): " + axis[c] + " is " +
                          app::number_text(v) + " (not finite)");
       if (fp32 && app::overflows_float32(v))
-        throw app::Error(o.input + ": row " + std::to_string(r) + " (0-based data row): " + axis[c] + " = " +
+        throw app::Error(input + ": row " + std::to_string(r) + " (0-based data row): " + axis[c] + " = " +
                          app::number_text(v) + " overflows float32 (largest finite 3.4028235e+38; --precision fp32)");
     }
   in.n = m.rows;
   in.x = std::move(m.values);
-  in.source = o.input + " (" + m.dtype + ")";
+  in.source = input + " (" + m.dtype + ")";
   m = app::Matrix<double>();
   return in;
 }
 
 /// The options' values and combinations (after parsing, before any file is read).
 inline void check_options(Options& o) {
-  if (o.random_text.empty() && o.input.empty()) throw app::UsageError("give --random N or --input FILE");
-  if (!o.random_text.empty())
-    o.random_n = app::parse_int("--random", o.random_text, 1, tdmaps::max_side3, "the number of particles");
-  if (!o.seed_text.empty()) o.seed = app::parse_uint64("--seed", o.seed_text, "the seed");
+  app::check_input_options(o.in, tdmaps::max_side3, "particles");
   const bool atm = o.kernel == "atm";
   const std::pair<const char*, const std::string*> atm_only[] = {
       {"--c9", &o.c9_text}, {"--cutoff", &o.cutoff_text}, {"--cutoff-triple", &o.triple_text}};
@@ -136,17 +107,11 @@ inline void check_options(Options& o) {
   if (!o.cutoff_text.empty()) o.params.cutoff = app::parse_double("--cutoff", o.cutoff_text, tiny, inf, cut_rule);
   if (!o.triple_text.empty())
     o.params.cutoff_triple = app::parse_double("--cutoff-triple", o.triple_text, tiny, inf, cut_rule);
-  const bool writes = !o.output.empty();
-  if (writes && o.kernel == "sink3")
+  if (!o.output.empty() && o.kernel == "sink3")
     throw app::UsageError("--output needs --kernel atm (per-particle energies) or dummy3 (its values); sink3 writes "
                           "nothing");
-  if (writes && !ends_with(o.output, ".npy")) throw app::UsageError("--output " + o.output + ": must be a .npy file");
-  if (!o.save_input.empty() && !ends_with(o.save_input, ".npy"))
-    throw app::UsageError("--save-input " + o.save_input + ": must be a .npy file");
-  app::check_not_same_file("--output", o.output, "--input", o.input);
-  app::check_not_same_file("--output", o.output, "--save-input", o.save_input);
-  if (writes) app::check_output_path(o.output);
-  if (!o.save_input.empty()) app::check_output_path(o.save_input);
+  app::check_npy_output("--output", o.output, {{"--input", o.in.input}, {"--save-input", o.save_input}});
+  app::check_npy_output("--save-input", o.save_input);
 }
 
 /// Why the energy is not finite, for the warning: the first two particles

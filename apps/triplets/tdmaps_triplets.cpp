@@ -14,7 +14,8 @@
 
 #include "cli_input.hpp"
 #include "common/cli.hpp"
-#include "common/launch_options.hpp"
+#include "common/cli_options.hpp"
+#include "common/kokkos_run.hpp"
 #include "common/memory.hpp"
 #include "common/npy.hpp"
 #include "common/output_file.hpp"
@@ -22,8 +23,8 @@
 #include "common/rank_device.hpp"
 #include "common/ranks.hpp"
 
-#include <tdmaps/kernels/dummy3.hpp>
-#include <tdmaps/launch/dispatch.hpp>
+#include <tdmaps/bench/dummy3.hpp>
+#include <tdmaps/maps/dispatch.hpp>
 
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
@@ -50,22 +51,13 @@ using namespace tdmaps::triplets_cli;
 
 struct Report {
   double energy = 0;
-  std::vector<double> seconds;
-  double write_seconds = -1;
-  double combine_seconds = 0;  // MPI ranks: the energy and shares summed
+  app::Timing times;  // ms_combine: MPI ranks, the energy and shares summed
   std::string output_note;
 };
 
-/// a * b, or max when it does not fit (a, b >= 0).
-index_t mul_sat(index_t a, index_t b) {
-  return b != 0 && a > std::numeric_limits<index_t>::max() / b ? std::numeric_limits<index_t>::max() : a * b;
-}
-index_t add_sat(index_t a, index_t b) {
-  return a > std::numeric_limits<index_t>::max() - b ? std::numeric_limits<index_t>::max() : a + b;
-}
-std::string bytes_text(index_t b) {
-  return b == std::numeric_limits<index_t>::max() ? std::string("more than 2^63 bytes") : app::format_bytes(b);
-}
+using app::add_sat;
+using app::bytes_text;
+using app::mul_sat;
 
 /// Memory and disk of a run, checked before anything is allocated or
 /// generated: host (the input, its copy in the run's precision, the output)
@@ -131,26 +123,19 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
   // MPI ranks: each its omega range of the league, balanced by triplets; one
   // sum of the energy (and of the shares) finishes the result.
   const tdmaps::OmegaRange range = tdmaps::omega_range(map, ranks.rank(), ranks.size());
-  progress.phase("compute", o.repeat, app::Progress::Unit::runs);
-  for (int r = 0; r < o.repeat; ++r) {
-    space.fence();
-    ranks.barrier();
-    app::Timer timer;
+  space.fence();
+  rep.times = app::timed_runs("compute", o.run.repeat, false, ranks, progress, [&] {
     if (o.kernel == "atm") {
-      rep.energy = ranks.size() > 1 ? tt::atm_energy<Real>(space, map, range, x, o.params, shares, o.hints)
-                                    : tt::atm_energy<Real>(space, map, x, o.params, shares, o.hints);
+      rep.energy = ranks.size() > 1 ? tt::atm_energy<Real>(space, map, range, x, o.params, shares, o.run.hints)
+                                    : tt::atm_energy<Real>(space, map, x, o.params, shares, o.run.hints);
     } else if (o.kernel == "dummy3") {
-      tdmaps::for_each_element(space, map, tdmaps::Dummy3Kernel<mem>{packed, tdmaps::Triangle::strict_lower}, label,
-                               o.hints);
+      tdmaps::for_each_element(space, map, tdmaps::bench::Dummy3Kernel<mem>{packed, tdmaps::Triangle::strict_lower}, label,
+                               o.run.hints);
     } else {
-      tdmaps::for_each_element(space, map, tdmaps::Dummy3Sink<mem>{packed, -1}, label, o.hints);
+      tdmaps::for_each_element(space, map, tdmaps::bench::Dummy3Sink<mem>{packed, -1}, label, o.run.hints);
     }
     space.fence();
-    ranks.barrier();  // the time of the slowest rank
-    rep.seconds.push_back(timer.seconds());
-    progress.advance(r + 1);
-  }
-  progress.done();
+  });
   std::vector<double> shares_host;
   app::Timer combine;
   if (ranks.size() > 1) {
@@ -160,7 +145,7 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
       shares_host.assign(h.data(), h.data() + h.extent(0));
       ranks.sum_f64(shares_host.data(), static_cast<std::int64_t>(shares_host.size()));
     }
-    rep.combine_seconds = combine.seconds();
+    rep.times.ms_combine = 1e3 * combine.seconds();
     if (!ranks.root()) return rep;  // rank 0 writes and reports
   }
 
@@ -168,10 +153,7 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
     app::Timer write_timer;
     auto report = [&](std::int64_t done, std::int64_t) { progress.advance(done); };
     auto write_1d = [&](const auto& view, const std::string& note) {
-      auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
-      using T = typename decltype(h)::non_const_value_type;
-      progress.phase("write " + o.output, static_cast<std::int64_t>(h.extent(0) * sizeof(T)), app::Progress::Unit::bytes);
-      app::write_npy(o.output, h.data(), {static_cast<index_t>(h.extent(0))}, report);
+      app::write_view_npy(o.output, view, {static_cast<index_t>(view.extent(0))}, progress);
       rep.output_note = note;
     };
     if (o.kernel == "atm" && ranks.size() > 1) {
@@ -182,7 +164,7 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
     } else if (o.kernel == "atm") write_1d(shares, "float64 (" + std::to_string(n) + ",) per-particle energies");
     else write_1d(packed, "uint32 (" + std::to_string(packed.extent(0)) + ",) dummy3 values, packed triplet order");
     progress.done();
-    rep.write_seconds = write_timer.seconds();
+    rep.times.ms_write = 1e3 * write_timer.seconds();
   }
   return rep;
 }
@@ -191,37 +173,14 @@ nlohmann::json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::js
 
 void print_report(const Options& o, const Input& in, const Report& rep, double total_seconds, int ranks) {
   const index_t triplets = tt::triplet_count(in.n);
-  const double best = *std::min_element(rep.seconds.begin(), rep.seconds.end());
-  double mean = 0;
-  for (double s : rep.seconds) mean += s;
-  mean /= static_cast<double>(rep.seconds.size());
-  const double rate = best > 0 ? static_cast<double>(triplets) / best : 0.0;
-  using Space = Kokkos::DefaultExecutionSpace;
-  const std::string backend = Space::name();
+  const app::Timing& t = rep.times;
   const bool atm = o.kernel == "atm";
-  if (o.json) {
-    app::ReportHeader h;
-    h.input = o.input;
-    h.seed = o.seed;
-    h.n = in.n;
-    h.d = 3;
-    h.precision = o.precision;
-    h.map = o.spec.label();
-    h.block = o.block;
-    h.kernel = o.kernel;
-    h.backend = backend;
-    h.concurrency = Space().concurrency();
-    h.repeat = static_cast<int>(rep.seconds.size());
-    h.elements = triplets;
-    h.ms_mean = mean * 1e3;
-    h.ms_min = best * 1e3;
-    h.ms_write = rep.write_seconds >= 0 ? rep.write_seconds * 1e3 : -1;
-    h.ms_total = total_seconds * 1e3;
-    h.output = o.output;
-    h.ranks = ranks;
-    nlohmann::json j = app::report_json(h);
+  if (o.run.json) {
+    const app::RunShape shape{in.n, 3, o.precision, o.kernel, triplets};
+    nlohmann::json j = app::report_json(
+        app::report_header(o.in, o.spec.label(), o.block, ranks, shape, t, total_seconds * 1e3, o.output));
     j["mode"] = "triplets";
-    j["ms_combine"] = rep.combine_seconds * 1e3;
+    j["ms_combine"] = t.ms_combine;
     j["triplets"] = triplets;
     j["energy"] = atm ? finite_or_null(rep.energy) : nlohmann::json(nullptr);
     j["c9"] = atm ? nlohmann::json(o.params.c9) : nlohmann::json(nullptr);
@@ -231,8 +190,10 @@ void print_report(const Options& o, const Input& in, const Report& rep, double t
     app::print_json_line(j);
     return;
   }
+  using app::fmt;
   std::cout << "tdmaps-triplets: n = " << in.n << " (" << in.source << "), kernel " << o.kernel << ", precision "
-            << o.precision << ", map " << o.spec.label() << ", block " << o.block << ", backend " << backend << "\n";
+            << o.precision << ", map " << o.spec.label() << ", block " << o.block << ", backend "
+            << Kokkos::DefaultExecutionSpace::name() << "\n";
   if (atm) {
     std::ostringstream e;
     e.precision(17);
@@ -240,13 +201,7 @@ void print_report(const Options& o, const Input& in, const Report& rep, double t
     std::cout << "energy: " << e.str() << "\n";
   }
   std::cout << "triplets: " << triplets << "\n";
-  std::cout << "compute: best " << fmt(best * 1e3) << " ms, mean " << fmt(mean * 1e3) << " ms over " << rep.seconds.size()
-            << " run" << (rep.seconds.size() > 1 ? "s" : "") << "\n";
-  std::cout << "triplets/s: " << fmt(rate) << "\n";
-  if (!o.output.empty())
-    std::cout << "write: " << fmt(rep.write_seconds * 1e3) << " ms: " << o.output << ": " << rep.output_note << "\n";
-  std::cout << "total: " << fmt(total_seconds * 1e3) << " ms (input, compute, write)\n";
-  std::cout.flush();
+  app::print_times(t, triplets, "triplets", o.output, rep.output_note, total_seconds * 1e3);
 }
 
 /// What MPI ranks must agree on before any work (common/ranks.hpp).
@@ -254,17 +209,15 @@ app::RunFacts run_facts(const Options& o, index_t n) {
   app::RunFacts f;
   f.add("--kernel", o.kernel).add("--precision", o.precision).add("--map", o.spec.label()).add("--block", o.block);
   f.add_real("--c9", o.params.c9).add_real("--cutoff", o.params.cutoff).add_real("--cutoff-triple", o.params.cutoff_triple);
-  f.add("--repeat", o.repeat).add("--output", o.output.empty() ? std::string("not given") : o.output).add("n", n);
-  if (o.input.empty()) f.add("--seed", std::to_string(o.seed)).add("input checksum", "none (--random)");
-  else f.add("--seed", "not used").add_file("input checksum", o.input);
+  f.add("--repeat", o.run.repeat).add("--output", o.output.empty() ? std::string("not given") : o.output).add("n", n);
+  if (o.in.input.empty()) f.add("--seed", std::to_string(o.in.seed)).add("input checksum", "none (--random)");
+  else f.add("--seed", "not used").add_file("input checksum", o.in.input);
   return f;
 }
 
 int triplets_main(int argc, char* argv[], const app::Ranks& ranks) {
   app::Timer total_timer;
-  app::set_app_name("triplets");
-  app::install_signal_cleanup();
-  const app::SplitArgs args = app::split_kokkos_args(argc, argv);
+  const app::SplitArgs args = app::start_tool("triplets", argc, argv);
 
   Options o;
   CLI::App cli{"tdmaps-triplets: three-body sums over the triplets k < j < i < n of n particles under a tdmaps 3-D "
@@ -272,12 +225,9 @@ int triplets_main(int argc, char* argv[], const app::Ranks& ranks) {
                "(and each particle's share), or the 3-D dummy kernels (the map alone).",
                "tdmaps-triplets"};
   cli.set_version_flag("--version", std::string("tdmaps-triplets ") + app::version());
-  auto* random = cli.add_option("--random", o.random_text,
-                                "N random particles, uniform in [0, N^(1/3))^3 (unit density; std::mt19937_64)");
-  auto* input = cli.add_option("--input", o.input,
-                               "particles from a .npy (float64/float32, C order) or .csv file: n rows of x, y, z");
-  random->excludes(input);
-  cli.add_option("--seed", o.seed_text, "seed of --random, 0 to 2^64 - 1 (default 1)")->needs(random);
+  auto* random =
+      app::add_input_options(cli, o.in, "particles from a .npy (float64/float32, C order) or .csv file: n rows of x, y, z",
+                             "N random particles, uniform in [0, N^(1/3))^3 (unit density)");
   cli.add_option("--save-input", o.save_input, "write the --random particles to FILE.npy, (n, 3) float64")
       ->needs(random);
   cli.add_option("--kernel", o.kernel,
@@ -295,24 +245,8 @@ int triplets_main(int argc, char* argv[], const app::Ranks& ranks) {
   cli.add_option("--output", o.output,
                  "write FILE.npy (complete or not at all): atm, the per-particle energies (float64 (n,)); dummy3, "
                  "its uint32 values in packed triplet order");
-  cli.add_option("--map", o.spec.map, "3-D map: " + tdmaps::join_names(tdmaps::map3_names()))
-      ->check(CLI::IsMember(tdmaps::map3_names()))
-      ->capture_default_str();
-  cli.add_option("--cbrt", o.spec.cbrt, "lambda3's cube root: " + tdmaps::join_names(tdmaps::cbrt_names()))
-      ->check(CLI::IsMember(tdmaps::cbrt_names()))
-      ->capture_default_str();
-  cli.add_option("--form", o.spec.form, "lambda3's form: " + tdmaps::join_names(tdmaps::form_names()))
-      ->check(CLI::IsMember(tdmaps::form_names()))
-      ->capture_default_str();
-  cli.add_option("--block", o.block, "block side rho (a block of rho^3 triplets): 2, 4 or 8")
-      ->check(CLI::IsMember({2, 4, 8}))
-      ->capture_default_str();
-  app::add_launch_options(cli, o.hints);
-  cli.add_option("--repeat", o.repeat, "timed runs (best and mean are reported)")
-      ->check(CLI::Range(1, 1000000))
-      ->capture_default_str();
-  cli.add_flag("--json", o.json, "print one JSON object instead of text (no progress)");
-  cli.add_flag("--quiet", o.quiet, "no progress or warnings on stderr");
+  app::add_map_options(cli, o.spec, o.block);
+  app::add_run_options(cli, o.run, "timed runs (best and mean are reported)");
   cli.footer(
       "Examples:\n"
       "  tdmaps-triplets --random 4096 --repeat 5\n"
@@ -324,14 +258,11 @@ int triplets_main(int argc, char* argv[], const app::Ranks& ranks) {
       "\n"
       "Triplets are (i, j, k) with k < j < i; there are n (n - 1) (n - 2) / 6. n = 1 and 2 are allowed (no\n"
       "triplets: energy 0); n = 0 is an error. Particles at the same position give a NaN energy (JSON: null).\n"
-      "Warnings go to stderr, or with --json to the line's \"warnings\" array; --quiet drops them.\n"
-      "Exit status: 0 on success, 2 on a usage error (options and their values), 1 on a runtime failure (input, memory, disk).\n"
-      "Progress of runs longer than ~2 s goes to stderr (a bar on a terminal, a line every 10 s otherwise);\n"
-      "--quiet and --json silence it. An interrupted run (Ctrl-C, SIGTERM, SIGHUP) leaves no output file behind.\n"
-      "Kokkos options (--kokkos-threads=N, --kokkos-device-id=N, ...) are passed to Kokkos; unknown ones are refused.");
+      "Warnings go to stderr, or with --json to the line's \"warnings\" array; --quiet drops them.\n" +
+      std::string(app::conventions_help()));
   if (const auto status = app::parse_command_line(cli, args.rest)) return *status;
   check_options(o);
-  app::configure_warnings(o.json, o.quiet || !ranks.root());
+  app::configure_warnings(o.run.json, o.run.quiet || !ranks.root());
   if (ranks.size() > 1 && o.kernel != "atm")
     throw app::UsageError("MPI ranks split the ATM energy (--kernel atm); --kernel " + o.kernel + " runs on one rank");
 
@@ -341,10 +272,9 @@ int triplets_main(int argc, char* argv[], const app::Ranks& ranks) {
   check_sizes<Space::memory_space>(o, n, false);
 
   if (ranks.size() > 1) ranks.set_run_facts(run_facts(o, n));
-  app::KokkosArgv kargs(argv[0], app::rank_device_args(ranks, args.kokkos));
-  Kokkos::ScopeGuard guard(kargs.argc(), kargs.argv());
+  const app::KokkosScope kokkos(argv[0], app::rank_device_args(ranks, args.kokkos));
   check_sizes<Space::memory_space>(o, n, true);
-  app::Progress progress(o.quiet || o.json || !ranks.root());
+  app::Progress progress(o.run.quiet || o.run.json || !ranks.root());
   const Input in = load(o, file);
   ranks.agree();  // every check above passed on every rank; no work before
   if (!o.save_input.empty() && ranks.root()) app::write_npy(o.save_input, in.x.data(), {in.n, 3});

@@ -30,13 +30,13 @@ unit_tests "$L"
 
 say "CLI checks (numpy/scipy where the machine has them)"
 if python3 -c "import numpy, scipy" 2>/dev/null; then
-  python3 "$REPO/apps/edm/test_scipy_interop.py" "$BIN/tdmaps-edm" > "$L/edm_interop.log" 2>&1
+  python3 "$REPO/apps/edm/tests/test_scipy_interop.py" "$BIN/tdmaps-edm" > "$L/edm_interop.log" 2>&1
   echo "edm interop rc=$?" | note
 else echo "edm interop: scipy missing on this machine" | note; fi
 if python3 -c "import numpy" 2>/dev/null; then
-  python3 "$REPO/apps/collision/test_cli.py" "$BIN/tdmaps-collide" > "$L/collide_cli.log" 2>&1
+  python3 "$REPO/apps/collision/tests/test_cli.py" "$BIN/tdmaps-collide" > "$L/collide_cli.log" 2>&1
   echo "collide cli rc=$?" | note
-  python3 "$REPO/apps/triplets/test_cli.py" "$BIN/tdmaps-triplets" > "$L/triplets_cli.log" 2>&1
+  python3 "$REPO/apps/triplets/tests/test_cli.py" "$BIN/tdmaps-triplets" > "$L/triplets_cli.log" 2>&1
   echo "triplets cli rc=$?" | note
 fi
 

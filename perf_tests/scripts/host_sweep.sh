@@ -1,12 +1,10 @@
 #!/usr/bin/env bash
-# The host reference sweep (perf_tests/results/host/): the quick case lists
-# cut to sizes a 2-core machine runs in seconds, then the plots. Host
-# timings prove the pipeline (every group runs, checks pass, I is computed),
-# not the maps: the development machine is shared with builds.
+# The host sweep: the quick case lists cut to sizes a 2-core machine runs in
+# seconds, then the plots. Host timings prove the pipeline (every group runs,
+# checks pass, I is computed), not the maps: the development machine is shared
+# with builds, so its output is not kept under perf_tests/results/.
 #
 #   [OMP_NUM_THREADS=2] bash perf_tests/scripts/host_sweep.sh [BIN_DIR]     (default build/host/bin; into $OUT, default ./host_out)
-#
-# Then keep_reference.sh host_out perf_tests/results/host makes it the reference.
 OUT=${OUT:-$PWD/host_out}
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 use_bin "${1:-build/host/bin}"

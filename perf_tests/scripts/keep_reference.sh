@@ -9,7 +9,8 @@
 # SRC: a device batch's $OUT (logs.tgz, quick.tgz, targets_*.tgz, team_size.tgz;
 #      check.tgz and ncu_call.txt when device_check.sh / ncu_call.sh ran in the
 #      same call): DEST defaults to perf_tests/results/h100;
-#   or a sweep.py folder (host_sweep.sh's): DEST defaults to perf_tests/results/host.
+#   or a sweep.py folder (host_sweep.sh's): DEST must be given (a host sweep is a
+#   pipeline check on a shared machine, not a reference the project keeps).
 # COMMIT: the commit the binaries were built from (default: HEAD of this checkout).
 #
 # Kept: the quick sweep's results.csv / results.json / summary.txt and plots,
@@ -37,7 +38,7 @@ if [ -f "$SRC/logs.tgz" ] || [ -d "$SRC/logs" ]; then
   sweep_dir=$tmp/quick
 elif [ -f "$SRC/results.csv" ]; then
   kind="sweep"
-  DEST=${2:-$REPO/perf_tests/results/host}
+  DEST=${2:?a sweep folder needs DEST (host sweeps are not kept as references)}
   sweep_dir=$SRC
 else
   die "$SRC is neither a device batch's output (logs.tgz) nor a sweep folder (results.csv)"

@@ -19,7 +19,7 @@ perf_tests/scripts/plot.py (needs gnuplot). Examples:
 
   python3 perf_tests/scripts/sweep.py --bin build/cuda/bin/tdmaps_bench_maps --quick --out results
   OMP_NUM_THREADS=2 python3 perf_tests/scripts/sweep.py --bin build/host/bin/tdmaps_bench_maps \\
-      --quick --out perf_tests/results/host -- --n=256,512,1024 --edm-n=512,1024
+      --quick --out host_out -- --n=256,512,1024 --edm-n=512,1024
 Arguments after "--" go to the benchmark binary unchanged (its --help lists them).
 
 Exit status 1 when a group failed or a case wrote a wrong output, except

@@ -2,6 +2,7 @@
 
 #include "common.hpp"
 
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
 #include <Kokkos_Core.hpp>
@@ -165,7 +166,9 @@ bool read_buffer(py::handle obj, ArrayRef& a) {
   for (int k = 0; k < view->ndim; ++k) strides.push_back(view->strides[k]);
   a.c_contiguous = c_order(a.shape, strides, a.itemsize);
   a.memory = Memory::host;
-  a.dtype = py::hasattr(obj, "dtype") ? std::string(py::str(obj.attr("dtype"))) : dtype_name(a.kind, a.itemsize);
+  // NumPy's names of float32 / float64 without asking the object; others from its dtype.
+  if ((fmt == "d" && a.itemsize == 8) || (fmt == "f" && a.itemsize == 4)) a.dtype = dtype_name('f', a.itemsize);
+  else a.dtype = py::hasattr(obj, "dtype") ? std::string(py::str(obj.attr("dtype"))) : dtype_name(a.kind, a.itemsize);
   if (!little) a.dtype = "big-endian " + a.dtype;
   return true;
 }
@@ -259,8 +262,41 @@ void require_output(const ArrayRef& out, const std::vector<std::int64_t>& shape,
     throw py::value_error("out: overlaps the input's memory");
 }
 
+namespace {
+/// A new host NumPy array of shape and dtype (alloc None: NumPy's, without a
+/// call into Python), read without the buffer protocol.
+ArrayRef numpy_array(const std::vector<std::int64_t>& shape, const std::string& dtype, bool zero, py::object& owner) {
+  static const char* const names[] = {"float64", "float32", "int64", "uint64", "uint32", "int32"};
+  static const char kinds[] = {'f', 'f', 'i', 'u', 'u', 'i'};
+  static const int sizes[] = {8, 4, 8, 8, 4, 4};
+  int t = 0;
+  while (t < 6 && dtype != names[t]) ++t;
+  if (t == 6) throw std::logic_error("tdmaps: no NumPy allocation of dtype " + dtype);
+  py::array a;
+  switch (t) {
+    case 0: a = py::array_t<double>(shape); break;
+    case 1: a = py::array_t<float>(shape); break;
+    case 2: a = py::array_t<std::int64_t>(shape); break;
+    case 3: a = py::array_t<std::uint64_t>(shape); break;
+    case 4: a = py::array_t<std::uint32_t>(shape); break;
+    default: a = py::array_t<std::int32_t>(shape); break;
+  }
+  ArrayRef r;
+  r.data = a.mutable_data();
+  r.kind = kinds[t];
+  r.itemsize = sizes[t];
+  r.dtype = dtype;
+  r.shape = shape;
+  r.memory = Memory::host;
+  if (zero && r.size() > 0) std::memset(r.data, 0, static_cast<std::size_t>(r.bytes()));
+  owner = std::move(a);
+  return r;
+}
+}  // namespace
+
 ArrayRef allocate(const py::object& alloc, const std::vector<std::int64_t>& shape, const std::string& dtype, bool zero,
                   const ArrayRef& like, py::object& owner) {
+  if (alloc.is_none() && like.memory == Memory::host) return numpy_array(shape, dtype, zero, owner);
   py::tuple t(shape.size());
   for (std::size_t k = 0; k < shape.size(); ++k) t[k] = py::int_(shape[k]);
   owner = alloc(t, dtype, zero);

@@ -61,8 +61,9 @@ void require_c_order(const ArrayRef& a, const std::string& name);
 void require_output(const ArrayRef& out, const std::vector<std::int64_t>& shape, const std::string& dtype,
                     const ArrayRef& like);
 
-/// Calls alloc(shape, dtype, zero) (the Python layer's allocator: NumPy,
-/// or the input's own library on its device) and reads the result.
+/// Calls alloc(shape, dtype, zero) (the Python layer's allocator: the
+/// input's own library on its device) and reads the result; alloc None
+/// makes a host NumPy array directly (host inputs: `like` in host memory).
 ArrayRef allocate(const pybind11::object& alloc, const std::vector<std::int64_t>& shape, const std::string& dtype,
                   bool zero, const ArrayRef& like, pybind11::object& owner);
 

@@ -27,25 +27,8 @@ namespace tc = tdmaps::collision;
 using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
 
 tc::Result parse_result(const std::string& s) {
-  check_choice("result", s, {"count", "pairs", "flags", "rowflags", "tileflags", "intflags"});
-  return s == "pairs"       ? tc::Result::pairs
-         : s == "flags"     ? tc::Result::flags
-         : s == "rowflags"  ? tc::Result::rowflags
-         : s == "tileflags" ? tc::Result::tileflags
-         : s == "intflags"  ? tc::Result::intflags
-                            : tc::Result::count;
-}
-
-/// Words (or entries) of a result array for n spheres, and its dtype; 0 for count and pairs.
-index_t result_items(tc::Result r, index_t n, std::string& dtype) {
-  dtype = r == tc::Result::intflags ? "int32" : "uint32";
-  switch (r) {
-    case tc::Result::flags: return tc::flag_words(n);
-    case tc::Result::rowflags: return tc::row_flag_words(n);
-    case tc::Result::tileflags: return tc::tile_flag_words(n);
-    case tc::Result::intflags: return tc::pair_count(n);
-    default: return 0;
-  }
+  check_choice("result", s, tc::result_names());
+  return *tc::result_from_name(s);
 }
 
 /// The result array's View over `data` (the caller's memory, or a device
@@ -146,8 +129,8 @@ py::object collide(py::handle spheres, const std::string& result, const py::obje
   r.part = part;
   r.parts = parts;
   r.result = parse_result(result);
-  check_choice("kernel", kernel, {"tile", "element", "linear"});
-  r.kernel = kernel == "tile" ? tc::Kernel::tile : kernel == "element" ? tc::Kernel::element : tc::Kernel::linear;
+  check_choice("kernel", kernel, tc::kernel_names());
+  r.kernel = *tc::kernel_from_name(kernel);
   r.spec = map_spec(map, sqrt, form, block);
   r.block = block;
   if (r.kernel == tc::Kernel::tile && canonical_map_name(map) == "utm")
@@ -176,8 +159,8 @@ py::object collide(py::handle spheres, const std::string& result, const py::obje
     throw py::value_error("spheres: " + std::to_string(n) + " spheres exceed the largest supported n = " +
                           std::to_string(max_side));
 
-  std::string dtype;
-  const index_t items = result_items(r.result, n, dtype);
+  const std::string dtype = tc::result_dtype(r.result);
+  const index_t items = tc::result_words(r.result, n);
   const bool staged = !host_backend && s.memory == Memory::host;
   const index_t bytes = mul_sat(items, 4);
   const index_t host_need = host_backend || staged ? bytes : 0;

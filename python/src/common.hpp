@@ -7,11 +7,12 @@
 // the two apps.
 
 #include "arrays.hpp"
+#include "common/sizes.hpp"
 
 #include <pybind11/pybind11.h>
 
 #include <tdmaps/core/types.hpp>
-#include <tdmaps/launch/dispatch.hpp>
+#include <tdmaps/maps/dispatch.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -44,19 +45,19 @@ void on_kokkos(const std::function<void()>& job);
 /// and usable from this process (not a fork of the one that started it).
 void require_kokkos();
 
-/// Free host memory (MemAvailable), as the CLIs count it.
-std::int64_t host_available_bytes();
-/// Free memory of MemSpace: the device's on CUDA (asked on the Kokkos
-/// thread, whose current device is Kokkos'; not from inside a job), the
-/// host's otherwise.
+// The CLIs' size arithmetic and wording (apps/common/sizes.hpp): free host
+// memory (MemAvailable), "1.07 GB (1073741824 bytes)", a * b and a + b
+// saturated at INT64_MAX.
+using app::add_sat;
+using app::format_bytes;
+using app::host_available_bytes;
+using app::mul_sat;
+/// Free memory of MemSpace (apps/common/memory.hpp): the device's on CUDA
+/// (asked on the Kokkos thread, whose current device is Kokkos'; not from
+/// inside a job), the host's otherwise.
 std::int64_t free_memory_bytes();
 /// The CUDA device Kokkos runs on (CUDA builds; not from inside a job).
 int kokkos_cuda_device();
-/// "1.07 GB (1073741824 bytes)", the CLIs' format.
-std::string format_bytes(std::int64_t bytes);
-/// a * b and a + b saturated at INT64_MAX (a, b >= 0).
-index_t mul_sat(index_t a, index_t b);
-index_t add_sat(index_t a, index_t b);
 
 /// "'x' (known: a, b, c)" checks of the option strings, ValueError on mismatch.
 void check_choice(const char* option, const std::string& value, const std::vector<std::string>& known);
@@ -116,12 +117,31 @@ Kokkos::View<T*, MemSpace> input_view(const ExecSpace& space, const ArrayRef& a,
   return d;
 }
 
+// The small-input path (small.cpp): host builds, plain loops on the calling
+// thread with the GIL released, no Kokkos; results bit for bit the kernels'.
+
+/// The crossover of the small-input path in pair-coordinates, n (n - 1) / 2 * d:
+/// where the Kokkos path's fixed cost and its parallel loop break even
+/// (python/bench_overhead.txt, made by python/bench_pdist.py --overhead).
+constexpr std::int64_t small_path_default = 1500000;
+std::int64_t small_path_limit();
+/// Whether n points of d dimensions take the small-input path (host builds).
+bool small_input(index_t n, index_t d);
+/// pdist's condensed layout of host points x (C order) into out.
+void small_pdist(const ArrayRef& x, const ArrayRef& out, index_t n, index_t d, bool squared);
+/// count_within of host points x.
+std::int64_t small_count(const ArrayRef& x, index_t n, index_t d, double radius);
+/// pair_histogram of host points x into counts (bins int64, zeroed here).
+void small_histogram(const ArrayRef& x, index_t n, index_t d, double rmax, std::int64_t bins, std::int64_t* counts);
+
 void bind_lifecycle(pybind11::module_& m);
 /// initialize / finalize / is_initialized / owns_kokkos (kokkos_thread.cpp).
 void bind_kokkos_thread(pybind11::module_& m);
 void bind_pdist(pybind11::module_& m);
 void bind_collide(pybind11::module_& m);
 void bind_reduce(pybind11::module_& m);
+void bind_triplets(pybind11::module_& m);
+void bind_small(pybind11::module_& m);
 
 }  // namespace python
 }  // namespace tdmaps

@@ -10,6 +10,7 @@
 
 #include "arrays.hpp"
 #include "common.hpp"
+#include "common/memory.hpp"
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -19,61 +20,17 @@
 
 #include <Kokkos_Core.hpp>
 
-#if defined(KOKKOS_ENABLE_CUDA)
-#include <cuda_runtime_api.h>
-#endif
-#include <unistd.h>
-
-#include <cstdio>
-#include <fstream>
-#include <limits>
-
 namespace py = pybind11;
 
 namespace tdmaps {
 namespace python {
 
-std::int64_t host_available_bytes() {
-  // MemAvailable counts reclaimable page cache, which _SC_AVPHYS_PAGES does
-  // not (apps/common/npy.cpp counts the same way).
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key, unit;
-  long long kb = 0;
-  while (meminfo >> key >> kb >> unit)
-    if (key == "MemAvailable:") return static_cast<std::int64_t>(kb) * 1024;
-  const long pages = ::sysconf(_SC_AVPHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-  if (pages < 0 || page < 0) return std::numeric_limits<std::int64_t>::max();
-  return static_cast<std::int64_t>(pages) * static_cast<std::int64_t>(page);
-}
-
 std::int64_t free_memory_bytes() {
-#if defined(KOKKOS_ENABLE_CUDA)
+  if (host_backend) return app::free_memory_bytes<MemSpace>();
   // On the Kokkos thread: cudaMemGetInfo reports the calling thread's current device.
-  std::size_t free_b = 0, total_b = 0;
-  cudaError_t status = cudaSuccess;
-  on_kokkos([&] { status = cudaMemGetInfo(&free_b, &total_b); });
-  if (status != cudaSuccess) throw std::runtime_error("tdmaps: cudaMemGetInfo failed");
-  return static_cast<std::int64_t>(free_b);
-#else
-  return host_available_bytes();
-#endif
-}
-
-std::string format_bytes(std::int64_t bytes) {
-  char buf[64];
-  const double b = static_cast<double>(bytes);
-  if (b >= 1e9) std::snprintf(buf, sizeof buf, "%.2f GB", b * 1e-9);
-  else if (b >= 1e6) std::snprintf(buf, sizeof buf, "%.2f MB", b * 1e-6);
-  else if (b >= 1e3) std::snprintf(buf, sizeof buf, "%.2f kB", b * 1e-3);
-  else std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
-  return std::string(buf) + " (" + std::to_string(bytes) + " bytes)";
-}
-
-index_t mul_sat(index_t a, index_t b) {
-  return b != 0 && a > std::numeric_limits<index_t>::max() / b ? std::numeric_limits<index_t>::max() : a * b;
-}
-index_t add_sat(index_t a, index_t b) {
-  return a > std::numeric_limits<index_t>::max() - b ? std::numeric_limits<index_t>::max() : a + b;
+  std::int64_t free_b = 0;
+  on_kokkos([&] { free_b = app::free_memory_bytes<MemSpace>(); });
+  return free_b;
 }
 
 void check_choice(const char* option, const std::string& value, const std::vector<std::string>& known) {
@@ -131,4 +88,6 @@ PYBIND11_MODULE(_tdmaps, m) {
   tdmaps::python::bind_pdist(m);
   tdmaps::python::bind_collide(m);
   tdmaps::python::bind_reduce(m);
+  tdmaps::python::bind_triplets(m);
+  tdmaps::python::bind_small(m);
 }

@@ -12,6 +12,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cmath>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -77,18 +78,6 @@ void run_map(const Map& map, const Points<Real>& x, const Out<Real>& out, const 
   space.fence();
 }
 
-/// The largest d whose tile-kernel scratch fits at block side rho (0: none).
-template <class Real>
-int largest_tile_d(int rho) {
-  int lo = 0, hi = 1 << 20;
-  while (lo < hi) {
-    const int mid = lo + (hi - lo + 1) / 2;
-    if (edm::tile_fits<ExecSpace, Real>(rho, mid)) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-
 /// The kernel that will run, checked as tdmaps-edm checks it.
 template <class Real>
 edm::Kernel resolved_kernel(const PdistOptions& o, index_t n, int d) {
@@ -104,12 +93,13 @@ edm::Kernel resolved_kernel(const PdistOptions& o, index_t n, int d) {
     for (int smaller : {16, 8})
       if (smaller < rho && edm::tile_fits<ExecSpace, Real>(smaller, d))
         hint += ", or block=" + std::to_string(smaller) + " (its tile fits up to d = " +
-                std::to_string(largest_tile_d<Real>(smaller)) + ")";
+                std::to_string(edm::largest_tile_d<ExecSpace, Real>(smaller)) + ")";
     throw py::value_error("kernel='tile': the tile of " + std::to_string(rho) + " + " + std::to_string(rho) + " " +
                           precision + " points of d = " + std::to_string(d) + " needs " +
                           std::to_string(edm::tile_scratch_bytes<ExecSpace, Real>(rho, d)) +
                           " bytes of team scratch, more than " + ExecSpace::name() + " allows at block side " +
-                          std::to_string(rho) + " (d <= " + std::to_string(largest_tile_d<Real>(rho)) + "); " + hint);
+                          std::to_string(rho) + " (d <= " + std::to_string(edm::largest_tile_d<ExecSpace, Real>(rho)) +
+                          "); " + hint);
   }
   if (kind == edm::Kernel::gemm && !edm::has_gemm())
     throw py::value_error("kernel='gemm' needs Kokkos Kernels, which this build did not find; use kernel='auto'");
@@ -206,17 +196,13 @@ void compute(const ArrayRef& x, const ArrayRef& out, index_t n, index_t d, const
 }
 
 edm::Layout parse_layout(const std::string& s) {
-  check_choice("layout", s, {"condensed", "packed", "full"});
-  return s == "packed" ? edm::Layout::packed : s == "condensed" ? edm::Layout::condensed : edm::Layout::full;
+  check_choice("layout", s, edm::layout_names());
+  return *edm::layout_from_name(s);
 }
 
 edm::Kernel parse_kernel(const std::string& s) {
-  check_choice("kernel", s, {"auto", "element", "tile", "gemm", "linear"});
-  return s == "element" ? edm::Kernel::element
-         : s == "tile"  ? edm::Kernel::tile
-         : s == "gemm"  ? edm::Kernel::gemm
-         : s == "linear" ? edm::Kernel::linear
-                         : edm::Kernel::automatic;
+  check_choice("kernel", s, edm::kernel_names());
+  return *edm::kernel_from_name(s);
 }
 
 py::object pdist(py::handle X, const py::object& out_obj, const py::object& alloc, const py::object& metric,
@@ -260,6 +246,34 @@ py::object pdist(py::handle X, const py::object& out_obj, const py::object& allo
   const index_t elements = edm::output_size(o.layout, n);
   const std::vector<std::int64_t> shape =
       o.layout == edm::Layout::full ? std::vector<std::int64_t>{n, n} : std::vector<std::int64_t>{elements};
+  // Small inputs (host builds): the kernels' values by plain loops on this
+  // thread (small.cpp), without the Kokkos thread, the memory queries and
+  // the parallel dispatch. The direct formula only: kernel 'auto' or 'element'.
+  const bool small = o.layout == edm::Layout::condensed &&
+                     (o.kernel == edm::Kernel::automatic || o.kernel == edm::Kernel::element) && small_input(n, d);
+  if (small) {
+    if (o.reject_nonfinite) {
+      for (index_t k = 0; k < n * d; ++k) {
+        const double v = fp32 ? static_cast<const float*>(x.data)[k] : static_cast<const double*>(x.data)[k];
+        if (!std::isfinite(v)) {
+          std::ostringstream s;
+          s << (fp32 ? static_cast<double>(static_cast<const float*>(x.data)[k]) : v);
+          throw py::value_error("X: row " + std::to_string(k / d) + " (0-based), column " + std::to_string(k % d) +
+                                " is " + s.str() + " (reject_nonfinite=True)");
+        }
+      }
+    }
+    py::object owner = out_obj;
+    ArrayRef out;
+    if (out_obj.is_none()) {
+      out = allocate(alloc, shape, dtype, false, x, owner);
+    } else {
+      out = read_array(out_obj, "out", true);
+      require_output(out, shape, dtype, x);
+    }
+    small_pdist(x, out, n, d, o.squared);
+    return owner;
+  }
   edm::Kernel kind = o.kernel;
   if (n > 0)  // the maps and the scratch limits are Kokkos'
     on_kokkos([&] {

@@ -136,6 +136,15 @@ py::object reduce(const Request& r, py::handle X, const py::object& alloc) {
   if (r.what != What::count && canonical_map_name(r.spec.map) == "utm")
     throw py::value_error("map='utm' is a thread-space map; " + std::string(what_name(r.what)) +
                           " runs on the block-space maps (bb, hadouken, lambda, rb, rec)");
+  // Small inputs (host builds): plain loops on this thread (small.cpp), the
+  // kernels' values without the Kokkos thread, memory queries or dispatch.
+  if (r.what != What::nn && small_input(n, d)) {
+    if (r.what == What::count) return py::int_(small_count(x, n, d, r.radius));
+    py::object owner;
+    const ArrayRef counts = allocate(alloc, {r.bins}, "int64", false, x, owner);
+    small_histogram(x, n, d, r.rmax, r.bins, static_cast<std::int64_t*>(counts.data));
+    return owner;
+  }
   check_memory(r, x, n, d);
   const bool fp32 = x.is('f', 4);
   py::object owner_a, owner_b;

@@ -123,3 +123,28 @@ def nearest_neighbour(X, options, comm, rank, size):
 def collide_count(spheres, options, kernel, comm, rank, size):
     c = _np.array([_tdmaps.collide_count_part(spheres, *options, kernel, rank, size)], dtype=_np.int64)
     return int(_allreduce(comm, size, c, "SUM")[0])
+
+
+def _allreduce_f64(comm, size, a):
+    """a (float64) summed over the ranks (a itself on one rank)."""
+    if size == 1:
+        return a
+    MPI = _mpi()
+    out = _np.empty_like(a)
+    comm.Allreduce([a, MPI.DOUBLE], [out, MPI.DOUBLE], op=MPI.SUM)
+    return out
+
+
+def atm_energy(X, options, geometry, comm):
+    """atm_energy over the ranks: each its omega range of the 3-D map's
+    league, the energies (and shares) summed as tdmaps-triplets' ranks do."""
+    rank, size = rank_size(comm)
+    if size > 1:
+        _mpi()
+    per_particle = options[3]
+    r = _tdmaps.atm_energy_part(X, *options, _alloc, *geometry, rank, size)
+    if not per_particle:
+        return float(_allreduce_f64(comm, size, _np.array([r], dtype=_np.float64))[0])
+    e, shares = r
+    both = _allreduce_f64(comm, size, _np.concatenate(([e], shares)))
+    return float(both[0]), both[1:].copy()

@@ -109,7 +109,7 @@ def test_installed_prefix_imports(tmp_path):
     r = run_python(code, site, tmp_path)
     assert r.returncode == 0, r.stderr
     assert Path(r.stdout.strip()).resolve() == (site / "tdmaps" / "__init__.py").resolve()
-    assert sorted(p.name.split(".")[0] for p in (site / "tdmaps").iterdir()) == ["__init__", "_mpi", "_tdmaps"]
+    assert sorted(p.name.split(".")[0] for p in (site / "tdmaps").iterdir()) == ["__init__", "__init__", "_apps", "_args", "_edm", "_mpi", "_tdmaps", "py"]  # py.typed, __init__.pyi
 
 
 def test_version_is_the_projects_one():

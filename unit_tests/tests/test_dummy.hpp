@@ -1,8 +1,10 @@
-// The dummy kernel (kernels/dummy.hpp) under several maps: every element of
+// The dummy kernel (bench/dummy.hpp) under several maps: every element of
 // the packed output holds the value of its own (i, j), checked against a host
 // nested loop on a poisoned output; the sink writes exactly the one element
 // its sentinel names, and nothing for the timed sentinel (-1).
 #include "oracle.hpp"
+
+#include <tdmaps/bench/dummy.hpp>
 
 #include <gtest/gtest.h>
 
@@ -26,18 +28,14 @@ std::uint32_t expected_value(index_t i, index_t j) {
   return static_cast<std::uint32_t>((static_cast<std::uint64_t>(i) * 65599u + static_cast<std::uint64_t>(j)) & 0xffffffffu);
 }
 
-Out poisoned(std::size_t size) {
-  Out out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tdmaps::test::dummy_out"), size);
-  Kokkos::deep_copy(out, poison);
-  return out;
-}
+Out poisoned(std::size_t size) { return tdmaps_test::poisoned<Out>("tdmaps::test::dummy_out", size, poison); }
 
 template <class Map>
 std::string dummy_mismatches(index_t n, int rho, Triangle t) {
   const Map map(n, rho, t);
   const index_t size = map.domain.elements();
   Out out = poisoned(static_cast<std::size_t>(size));
-  tdmaps::for_each_element(Space(), map, tdmaps::DummyKernel<Space::memory_space>{out, t}, "tdmaps::test::dummy");
+  tdmaps::for_each_element(Space(), map, tdmaps::bench::DummyKernel<Space::memory_space>{out, t}, "tdmaps::test::dummy");
   Space().fence();
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
   std::ostringstream msg;
@@ -74,7 +72,7 @@ template <class Map>
 std::pair<std::uint32_t, std::uint32_t> sink_result(index_t n, int rho, std::int64_t sentinel) {
   const Map map(n, rho, Triangle::lower);
   Out out = poisoned(2);
-  tdmaps::for_each_element(Space(), map, tdmaps::DummySink<Space::memory_space>{out, sentinel}, "tdmaps::test::dummy_sink");
+  tdmaps::for_each_element(Space(), map, tdmaps::bench::DummySink<Space::memory_space>{out, sentinel}, "tdmaps::test::dummy_sink");
   Space().fence();
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
   return {h(0), h(1)};

@@ -3,7 +3,7 @@
 // loop over rows knows the answer without any square root.
 #include "oracle.hpp"
 
-#include <tdmaps/detail/intrinsics.hpp>  // internals under test: sqrt_rn_or_flag, shift_in_sign
+#include <tdmaps/kokkos_ext/intrinsics.hpp>  // internals under test: sqrt_rn_or_flag, shift_in_sign
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 
 namespace {
 
-namespace intrinsics = tdmaps::detail::intrinsics;
+namespace intrinsics = tdmaps::intrinsics;
 
 using tdmaps::index_t;
 using ExecSpace = TEST_EXECSPACE;

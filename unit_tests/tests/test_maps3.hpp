@@ -6,6 +6,8 @@
 // dummy kernels' outputs against values the oracle computes itself.
 #include "coverage3.hpp"
 
+#include <tdmaps/bench/dummy3.hpp>
+
 #include <gtest/gtest.h>
 
 #include <array>
@@ -234,18 +236,14 @@ std::uint32_t expected_value3(index_t i, index_t j, index_t k) {
                                     0xffffffffu);
 }
 
-Out poisoned(std::size_t size) {
-  Out out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tdmaps::test::dummy3_out"), size);
-  Kokkos::deep_copy(out, poison);
-  return out;
-}
+Out poisoned(std::size_t size) { return tdmaps_test::poisoned<Out>("tdmaps::test::dummy3_out", size, poison); }
 
 template <class Map>
 std::string dummy3_mismatches(index_t n, int rho, Triangle t) {
   const Map map(n, rho, t);
   const index_t size = tdmaps_test::triplets(n, t);
   Out out = poisoned(static_cast<std::size_t>(size));
-  tdmaps::for_each_element(Space(), map, tdmaps::Dummy3Kernel<Space::memory_space>{out, t}, "tdmaps::test::dummy3");
+  tdmaps::for_each_element(Space(), map, tdmaps::bench::Dummy3Kernel<Space::memory_space>{out, t}, "tdmaps::test::dummy3");
   Space().fence();
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
   std::ostringstream msg;
@@ -277,7 +275,7 @@ void check_dummy3() {
 template <class Map>
 std::pair<std::uint32_t, std::uint32_t> sink3_result(index_t n, int rho, Triangle t, std::int64_t sentinel) {
   Out out = poisoned(2);
-  tdmaps::for_each_element(Space(), Map(n, rho, t), tdmaps::Dummy3Sink<Space::memory_space>{out, sentinel},
+  tdmaps::for_each_element(Space(), Map(n, rho, t), tdmaps::bench::Dummy3Sink<Space::memory_space>{out, sentinel},
                            "tdmaps::test::dummy3_sink");
   Space().fence();
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);

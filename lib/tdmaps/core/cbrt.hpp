@@ -16,7 +16,7 @@
 #include <tdmaps/core/sqrt.hpp>
 #include <tdmaps/core/tetrahedral.hpp>
 #include <tdmaps/core/types.hpp>
-#include <tdmaps/detail/intrinsics.hpp>
+#include <tdmaps/kokkos_ext/intrinsics.hpp>
 
 #include <type_traits>
 
@@ -36,10 +36,11 @@ KOKKOS_FORCEINLINE_FUNCTION index_t layer_of_guess(Real x) {
 /// Layer guess from a single-precision cube root: y = cbrt(6 omega),
 /// k = y - 1 + 1 / (3 y) (the root of k (k + 1) (k + 2) = 6 omega to first order).
 struct CbrtFloat {
-  using real_type = float;
-  static constexpr const char* name = "cbrt";
+  using real_type = float;                     ///< the precision it computes in
+  static constexpr const char* name = "cbrt";  ///< its name in labels and MapSpec / MapSpec3
+  /// \brief A guess of the largest k with T3(k) <= omega (the Exact form corrects it).
   KOKKOS_FORCEINLINE_FUNCTION static index_t layer(index_t omega) {
-    const float c = detail::intrinsics::cbrt_f(6.0f * static_cast<float>(omega));
+    const float c = intrinsics::cbrt_f(6.0f * static_cast<float>(omega));
     return detail::layer_of_guess(c > 1.0f ? c - 1.0f + 1.0f / (3.0f * c) : 0.0f);
   }
 };
@@ -50,22 +51,24 @@ struct CbrtFloat {
 /// layer is wrong already at omega = T3(3) = 10). Inexact (the Exact form
 /// corrects it).
 struct CbrtCardano {
-  using real_type = float;
-  static constexpr const char* name = "cardano";
+  using real_type = float;                        ///< the precision it computes in
+  static constexpr const char* name = "cardano";  ///< its name in labels and MapSpec / MapSpec3
+  /// \brief A guess of the largest k with T3(k) <= omega (the Exact form corrects it).
   KOKKOS_FORCEINLINE_FUNCTION static index_t layer(index_t omega) {
     const float w = static_cast<float>(omega);
-    const float a = detail::intrinsics::sqrt_rn(729.0f * w * w - 3.0f) + 27.0f * w;
-    const float c = detail::intrinsics::cbrt_f(a);
+    const float a = intrinsics::sqrt_rn(729.0f * w * w - 3.0f) + 27.0f * w;
+    const float c = intrinsics::cbrt_f(a);
     return detail::layer_of_guess(c * 0.48074985f + 1.0f / (1.44224957f * c) - 1.0f + 1e-4f);
   }
 };
 
 /// Layer guess from a double-precision cube root (as CbrtFloat).
 struct CbrtDouble {
-  using real_type = double;
-  static constexpr const char* name = "fp64";
+  using real_type = double;                    ///< the precision it computes in
+  static constexpr const char* name = "fp64";  ///< its name in labels and MapSpec / MapSpec3
+  /// \brief A guess of the largest k with T3(k) <= omega (the Exact form corrects it).
   KOKKOS_FORCEINLINE_FUNCTION static index_t layer(index_t omega) {
-    const double c = detail::intrinsics::cbrt_d(6.0 * static_cast<double>(omega));
+    const double c = intrinsics::cbrt_d(6.0 * static_cast<double>(omega));
     return detail::layer_of_guess(c > 1.0 ? c - 1.0 + 1.0 / (3.0 * c) : 0.0);
   }
 };

@@ -22,13 +22,19 @@ inline bool is_valid_block_side(int rho) { return rho == 8 || rho == 16 || rho =
 /// map's intermediate products (tri(i + 1) of the exact correction).
 constexpr index_t max_side = index_t(1) << 31;
 
+/// The triangular domain j <= i < n (Triangle::lower) or j < i < n
+/// (Triangle::strict_lower), in blocks of rho x rho elements.
 struct Domain2 {
   index_t n = 0;   ///< problem side
   index_t nb = 0;  ///< block rows, ceil(n / rho)
   int rho = 8;     ///< block side
-  Triangle triangle = Triangle::lower;
+  Triangle triangle = Triangle::lower;  ///< with or without the diagonal
 
+  /// \brief The empty domain (n = 0).
   Domain2() = default;
+  /// \brief The domain of side n_ in blocks of side rho_; throws
+  /// std::invalid_argument for n_ < 0, n_ > max_side or a block side that
+  /// is_valid_block_side rejects.
   Domain2(index_t n_, int rho_, Triangle t = Triangle::lower) : n(n_), rho(rho_), triangle(t) {
     if (n_ < 0) throw std::invalid_argument("tdmaps: problem side n = " + std::to_string(n_) + " is negative");
     if (n_ > max_side)
@@ -62,9 +68,13 @@ struct Domain3 {
   index_t n = 0;   ///< problem side
   index_t nb = 0;  ///< block layers, ceil(n / rho)
   int rho = 8;     ///< block side
-  Triangle triangle = Triangle::lower;
+  Triangle triangle = Triangle::lower;  ///< with the faces (lower) or without (strict_lower)
 
+  /// \brief The empty domain (n = 0).
   Domain3() = default;
+  /// \brief The tetrahedron of side n_ in blocks of side rho_; throws
+  /// std::invalid_argument for n_ < 0, n_ > max_side3 or a block side that
+  /// is_valid_block_side3 rejects.
   Domain3(index_t n_, int rho_, Triangle t = Triangle::lower) : n(n_), rho(rho_), triangle(t) {
     if (n_ < 0) throw std::invalid_argument("tdmaps: problem side n = " + std::to_string(n_) + " is negative");
     if (n_ > max_side3)

@@ -11,9 +11,9 @@
 //             branch, never taken in the fp32-exact range) is replaced by the
 //             exact double-precision root.
 
+#include <tdmaps/core/detail/lambda_guess.hpp>
 #include <tdmaps/core/triangular.hpp>
-#include <tdmaps/detail/intrinsics.hpp>
-#include <tdmaps/detail/lambda_guess.hpp>
+#include <tdmaps/kokkos_ext/intrinsics.hpp>
 
 #include <type_traits>
 
@@ -21,17 +21,19 @@ namespace tdmaps {
 
 /// lambda_X: IEEE single-precision sqrt (__fsqrt_rn on CUDA).
 struct SqrtIEEE {
-  using real_type = float;
-  static constexpr const char* name = "sqrt";
-  KOKKOS_FORCEINLINE_FUNCTION static float sqrt(float x) { return detail::intrinsics::sqrt_rn(x); }
+  using real_type = float;                     ///< the precision it computes in
+  static constexpr const char* name = "sqrt";  ///< its name in labels and MapSpec / MapSpec3
+  /// \brief sqrt(x) by this algorithm.
+  KOKKOS_FORCEINLINE_FUNCTION static float sqrt(float x) { return intrinsics::sqrt_rn(x); }
 };
 /// lambda_N: three Newton-Raphson steps on the 0x5f3759df reciprocal-sqrt guess.
 struct SqrtNewton {
-  using real_type = float;
-  static constexpr const char* name = "newton";
+  using real_type = float;                       ///< the precision it computes in
+  static constexpr const char* name = "newton";  ///< its name in labels and MapSpec / MapSpec3
+  /// \brief sqrt(x) by this algorithm.
   KOKKOS_FORCEINLINE_FUNCTION static float sqrt(float x) {
     const float half = 0.5f * x;
-    float y = detail::intrinsics::int_as_float(0x5f3759df - (detail::intrinsics::float_as_int(x) >> 1));
+    float y = intrinsics::int_as_float(0x5f3759df - (intrinsics::float_as_int(x) >> 1));
     y = y * (1.5f - half * y * y);
     y = y * (1.5f - half * y * y);
     y = y * (1.5f - half * y * y);
@@ -40,24 +42,26 @@ struct SqrtNewton {
 };
 /// lambda_R: x * rsqrt(x) with the hardware reciprocal square root (eq. (9)).
 struct SqrtRsqrt {
-  using real_type = float;
-  static constexpr const char* name = "rsqrt";
-  KOKKOS_FORCEINLINE_FUNCTION static float sqrt(float x) { return x * detail::intrinsics::rsqrt(x); }
+  using real_type = float;                      ///< the precision it computes in
+  static constexpr const char* name = "rsqrt";  ///< its name in labels and MapSpec / MapSpec3
+  /// \brief sqrt(x) by this algorithm.
+  KOKKOS_FORCEINLINE_FUNCTION static float sqrt(float x) { return x * intrinsics::rsqrt(x); }
 };
 /// Double-precision sqrt: exact to far beyond any launchable league.
 struct SqrtDouble {
-  using real_type = double;
-  static constexpr const char* name = "fp64";
-  KOKKOS_FORCEINLINE_FUNCTION static double sqrt(double x) { return detail::intrinsics::sqrt_d(x); }
+  using real_type = double;                    ///< the precision it computes in
+  static constexpr const char* name = "fp64";  ///< its name in labels and MapSpec / MapSpec3
+  /// \brief sqrt(x) by this algorithm.
+  KOKKOS_FORCEINLINE_FUNCTION static double sqrt(double x) { return intrinsics::sqrt_d(x); }
 };
 
 /// The papers' form, with their epsilon = 1e-4 and no correction.
 struct Epsilon {
-  static constexpr const char* name = "eps";
+  static constexpr const char* name = "eps";  ///< its name in labels and MapSpec / MapSpec3
 };
 /// Guess corrected by integer checks: exact for every omega <= tri(2^31).
 struct Exact {
-  static constexpr const char* name = "exact";
+  static constexpr const char* name = "exact";  ///< its name in labels and MapSpec / MapSpec3
 };
 
 /// Block (i, j) of linear block index omega in a lower triangle incl.

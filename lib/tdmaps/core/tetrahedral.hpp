@@ -6,7 +6,7 @@
 
 #include <tdmaps/core/triangular.hpp>
 #include <tdmaps/core/types.hpp>
-#include <tdmaps/detail/intrinsics.hpp>
+#include <tdmaps/kokkos_ext/intrinsics.hpp>
 
 #include <cstdint>
 
@@ -34,7 +34,7 @@ KOKKOS_FORCEINLINE_FUNCTION constexpr index_t tet(index_t k) {
 KOKKOS_FORCEINLINE_FUNCTION index_t tet_root(index_t omega) {
   // k (k + 1) (k + 2) = 6 omega; with y = k + 1: y^3 - y = 6 omega, so
   // y = cbrt(6 omega) + 1 / (3 y) + ... ; the loops below absorb the rest.
-  const double c = detail::intrinsics::cbrt_d(6.0 * static_cast<double>(omega));
+  const double c = intrinsics::cbrt_d(6.0 * static_cast<double>(omega));
   const double x = c > 1.0 ? c - 1.0 + 1.0 / (3.0 * c) : 0.0;
   index_t k = static_cast<index_t>(x);
   while (k > 0 && tet(k) > omega) --k;

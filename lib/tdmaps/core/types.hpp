@@ -12,16 +12,16 @@ using index_t = std::int64_t;
 
 /// A rho x rho tile of the domain: block row `bi`, block column `bj`, `bj <= bi`.
 struct Block2 {
-  index_t bi;
-  index_t bj;
+  index_t bi;  ///< block row
+  index_t bj;  ///< block column, bj <= bi
 };
 
 /// A rho x rho x rho tile of the tetrahedral domain: block layer `bi`, block
 /// row `bj`, block column `bk`, `bk <= bj <= bi`.
 struct Block3 {
-  index_t bi;
-  index_t bj;
-  index_t bk;
+  index_t bi;  ///< block layer
+  index_t bj;  ///< block row, bj <= bi
+  index_t bk;  ///< block column, bk <= bj
 };
 
 /// Which part of the n x n domain (n x n x n in 3-D) a launch covers.

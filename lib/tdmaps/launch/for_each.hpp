@@ -23,16 +23,16 @@
 
 #include <tdmaps/core/domain.hpp>
 #include <tdmaps/core/types.hpp>
-#include <tdmaps/detail/element_functor.hpp>
-#include <tdmaps/detail/element_functor3.hpp>
-#include <tdmaps/detail/map_access.hpp>
-#include <tdmaps/detail/run_league.hpp>
-#include <tdmaps/detail/thread_functor.hpp>
-#include <tdmaps/detail/tile_functor.hpp>
+#include <tdmaps/launch/detail/element_functor.hpp>
+#include <tdmaps/launch/detail/element_functor3.hpp>
+#include <tdmaps/launch/detail/run_league.hpp>
+#include <tdmaps/launch/detail/thread_functor.hpp>
+#include <tdmaps/launch/detail/tile_functor.hpp>
 #include <tdmaps/launch/hints.hpp>
 #include <tdmaps/launch/omega_range.hpp>
 #include <tdmaps/launch/team_policy.hpp>
 #include <tdmaps/launch/tile.hpp>
+#include <tdmaps/maps/detail/map_access.hpp>
 #include <tdmaps/maps/map_concept.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -102,7 +102,7 @@ void for_each_element(const ExecSpace& space, const Map& map, const OmegaRange& 
                       const std::string& label = std::string("tdmaps::for_each_element::") + Map::name,
                       const LaunchHints& hints = LaunchHints()) {
   static_assert(check_map<Map>(), "tdmaps: Map breaks the map contract (tdmaps/maps/map_concept.hpp)");
-  detail::check_range(map, range, "tdmaps::for_each_element");
+  check_omega_range(map, range, "tdmaps::for_each_element");
   if constexpr (detail::is_3d<Map>::value) {
     detail::run_league(space, label, map.domain, hints, LaunchKind::element, range.begin, range.end, 0,
                        detail::ElementFunctor3<ExecSpace, Map, Kernel>(map, kernel, 0));
@@ -118,7 +118,7 @@ void for_each_tile(const ExecSpace& space, const Map& map, const OmegaRange& ran
                    const Kernel& kernel, const std::string& label = std::string("tdmaps::for_each_tile::") + Map::name,
                    const LaunchHints& hints = LaunchHints()) {
   static_assert(check_map<Map>(), "tdmaps: Map breaks the map contract (tdmaps/maps/map_concept.hpp)");
-  detail::check_range(map, range, "tdmaps::for_each_tile");
+  check_omega_range(map, range, "tdmaps::for_each_tile");
   detail::run_league(space, label, map.domain, hints, LaunchKind::tile, range.begin, range.end, scratch_bytes,
                      detail::TileFunctor<ExecSpace, Map, Kernel>(map, kernel, 0, scratch_bytes));
 }

@@ -21,7 +21,7 @@
 
 #include <tdmaps/core/domain.hpp>
 #include <tdmaps/core/types.hpp>
-#include <tdmaps/detail/run_functor.hpp>
+#include <tdmaps/launch/detail/run_functor.hpp>
 #include <tdmaps/launch/run.hpp>
 #include <tdmaps/launch/team_policy.hpp>
 

@@ -58,6 +58,10 @@ constexpr int tile_team_threads = 32;
 /// variants of the `edm` and `collision` tile cases at block side 32 decide it.
 constexpr int tile_blocks_per_team = 2;
 
+/// \brief Rows of threads of a GPU team over blocks of side rho (a team of
+/// team_rows x rho threads): LaunchHints::team_threads / rho, capped at rho,
+/// or the default of `kind` when team_threads is 0; throws
+/// std::invalid_argument when team_threads is smaller than rho.
 inline int team_rows(const LaunchHints& hints, int rho, LaunchKind kind = LaunchKind::element) {
   if (hints.team_threads == 0) {
     if (kind == LaunchKind::tile) return tile_team_threads / rho > 1 ? tile_team_threads / rho : 1;

@@ -21,9 +21,9 @@
 #include <tdmaps/core/domain.hpp>
 #include <tdmaps/core/triangular.hpp>
 #include <tdmaps/core/types.hpp>
-#include <tdmaps/detail/map_access.hpp>
 #include <tdmaps/launch/omega_range3.hpp>
 #include <tdmaps/maps/bounding_box.hpp>
+#include <tdmaps/maps/detail/map_access.hpp>
 #include <tdmaps/maps/lambda.hpp>
 #include <tdmaps/maps/map_concept.hpp>
 
@@ -35,23 +35,21 @@ namespace tdmaps {
 
 /// The omegas [begin, end) of a map's league.
 struct OmegaRange {
-  index_t begin = 0;
-  index_t end = 0;
+  index_t begin = 0;  ///< first omega
+  index_t end = 0;    ///< one past the last omega
+  /// Omegas in the range.
   index_t size() const { return end - begin; }
+  /// Whether the range holds no omega.
   bool empty() const { return end <= begin; }
 };
 
 namespace detail {
 
-template <class Map>
-struct is_lambda2 : std::false_type {};
-template <class S, class F>
-struct is_lambda2<LambdaMap<S, F>> : std::true_type {};
-
 /// Whether elements_before() has a closed form for Map (a 2-D league that
 /// runs block row by block row).
 template <class Map>
-struct has_row_order : std::integral_constant<bool, is_lambda2<Map>::value || std::is_same<Map, BoundingBoxMap>::value> {};
+struct has_row_order : std::integral_constant<bool, is_lambda_map_v<Map> || std::is_same<Map, BoundingBoxMap>::value> {
+};
 
 /// Whether elements_before() has a closed form for Map (2-D or 3-D), so
 /// omega_range() balances by elements.
@@ -86,7 +84,7 @@ index_t elements_before(const Map& map, index_t omega) {
   if (omega >= map.league_size()) return d.elements();
   if constexpr (detail::has_layer_order3<Map>::value) {
     return detail::elements_before3(map, omega);
-  } else if constexpr (detail::is_lambda2<Map>::value) {
+  } else if constexpr (is_lambda_map_v<Map>) {
     const index_t bi = tri_root(omega);
     const index_t bj = omega - tri(bi);
     return detail::rows_elements(bi * d.rho, d.triangle) + detail::row_prefix2(d, bi, bj, false);
@@ -146,7 +144,7 @@ OmegaRange omega_range(const Map& map, index_t part, index_t parts) {
 /// order: rows [b0 rho, min(b1 rho, n))).
 template <class Map>
 OmegaRange block_rows_range(const Map& map, index_t b0, index_t b1) {
-  static_assert(detail::is_lambda2<Map>::value, "tdmaps::block_rows_range: needs a lambda map");
+  static_assert(is_lambda_map_v<Map>, "tdmaps::block_rows_range: needs a lambda map");
   const index_t nb = map.domain.nb;
   if (b0 < 0 || b1 < b0 || b1 > nb)
     throw std::invalid_argument("tdmaps::block_rows_range: block rows [" + std::to_string(b0) + ", " +
@@ -154,11 +152,10 @@ OmegaRange block_rows_range(const Map& map, index_t b0, index_t b1) {
   return OmegaRange{tri(b0), tri(b1)};
 }
 
-namespace detail {
-
-/// Throws unless r lies inside map's league.
+/// \brief Throws std::invalid_argument unless r lies inside map's league
+/// (full_range(map)); `who` names the caller in the message.
 template <class Map>
-void check_range(const Map& map, const OmegaRange& r, const char* who) {
+void check_omega_range(const Map& map, const OmegaRange& r, const char* who) {
   const OmegaRange all = full_range(map);
   if (r.begin < all.begin || r.end > all.end || r.begin > r.end)
     throw std::invalid_argument(std::string(who) + ": omega range [" + std::to_string(r.begin) + ", " +
@@ -166,7 +163,6 @@ void check_range(const Map& map, const OmegaRange& r, const char* who) {
                                 ") of map '" + Map::name + "'");
 }
 
-}  // namespace detail
 }  // namespace tdmaps
 
 #endif

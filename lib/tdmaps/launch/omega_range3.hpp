@@ -35,15 +35,10 @@
 namespace tdmaps {
 namespace detail {
 
-template <class Map>
-struct is_lambda3 : std::false_type {};
-template <class C, class S, class F>
-struct is_lambda3<Lambda3Map<C, S, F>> : std::true_type {};
-
 /// Whether elements_before() has the closed form of this file for Map.
 template <class Map>
 struct has_layer_order3
-    : std::integral_constant<bool, is_lambda3<Map>::value || std::is_same<Map, BoundingBox3Map>::value> {};
+    : std::integral_constant<bool, is_lambda3_map_v<Map> || std::is_same<Map, BoundingBox3Map>::value> {};
 
 /// Triplets of the blocks before block (bi, bj, bk) in layer, row, column
 /// order over the block tetrahedron of d (bk <= bj <= bi < nb); bi = nb
@@ -65,7 +60,7 @@ template <class Map>
 index_t elements_before3(const Map& map, index_t omega) {
   static_assert(has_layer_order3<Map>::value, "tdmaps::elements_before: needs lambda3 or bb3 among the 3-D maps");
   const Domain3& d = map.domain;
-  if constexpr (is_lambda3<Map>::value) {
+  if constexpr (is_lambda3_map_v<Map>) {
     // The exact decode whatever the map's guess and form: the league order
     // the count follows is the exact one (the Epsilon form only matches it
     // where its guesses hold).

@@ -3,7 +3,7 @@
 
 // Pair reductions: a result over the elements of a 2-D map's domain that
 // never stores the matrix. Each team reduces its blocks in registers or team
-// scratch and combines once (detail/reduce_functors.hpp): no atomic per pair
+// scratch and combines once (launch/detail/reduce_functors.hpp): no atomic per pair
 // (but for histograms of more bins than a team's scratch holds).
 //
 //   reduce_pairs(space, map[, range], kernel, reducer[, label[, hints]])
@@ -38,15 +38,15 @@
 
 #include <tdmaps/core/domain.hpp>
 #include <tdmaps/core/types.hpp>
-#include <tdmaps/detail/map_access.hpp>
-#include <tdmaps/detail/intrinsics.hpp>
-#include <tdmaps/detail/map_traits.hpp>
-#include <tdmaps/detail/reduce_functors.hpp>
-#include <tdmaps/detail/run_league.hpp>
+#include <tdmaps/kokkos_ext/intrinsics.hpp>
+#include <tdmaps/launch/detail/reduce_functors.hpp>
+#include <tdmaps/launch/detail/run_league.hpp>
 #include <tdmaps/launch/hints.hpp>
 #include <tdmaps/launch/omega_range.hpp>
 #include <tdmaps/launch/team_policy.hpp>
 #include <tdmaps/launch/tile.hpp>
+#include <tdmaps/maps/detail/map_access.hpp>
+#include <tdmaps/maps/detail/map_traits.hpp>
 #include <tdmaps/maps/map_concept.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -84,9 +84,12 @@ KOKKOS_FORCEINLINE_FUNCTION auto native(T v) {
 /// reduce_rows operation: the sum of the row's values.
 template <class T>
 struct RowSum {
-  using value_type = T;
+  using value_type = T;  ///< the row values' type
+  /// The value of an empty row.
   KOKKOS_FORCEINLINE_FUNCTION static T identity() { return T(0); }
+  /// a = a combined with b.
   KOKKOS_FORCEINLINE_FUNCTION static void join(T& a, const T b) { a += b; }
+  /// *p = *p combined with v, atomically.
   KOKKOS_FORCEINLINE_FUNCTION static void atomic_join(T* p, const T v) { Kokkos::atomic_add(detail::native(p), detail::native(v)); }
 };
 
@@ -94,9 +97,12 @@ struct RowSum {
 template <class T>
 struct RowMin {
   static_assert(std::is_integral<T>::value, "tdmaps::RowMin: an integral key (pack value and location into it)");
-  using value_type = T;
+  using value_type = T;  ///< the row values' type
+  /// The value of an empty row.
   KOKKOS_FORCEINLINE_FUNCTION static T identity() { return Kokkos::reduction_identity<T>::min(); }
+  /// a = a combined with b.
   KOKKOS_FORCEINLINE_FUNCTION static void join(T& a, const T b) { a = b < a ? b : a; }
+  /// *p = *p combined with v, atomically.
   KOKKOS_FORCEINLINE_FUNCTION static void atomic_join(T* p, const T v) {
     Kokkos::atomic_fetch_min(detail::native(p), detail::native(v));
   }
@@ -106,9 +112,12 @@ struct RowMin {
 template <class T>
 struct RowMax {
   static_assert(std::is_integral<T>::value, "tdmaps::RowMax: an integral key (pack value and location into it)");
-  using value_type = T;
+  using value_type = T;  ///< the row values' type
+  /// The value of an empty row.
   KOKKOS_FORCEINLINE_FUNCTION static T identity() { return Kokkos::reduction_identity<T>::max(); }
+  /// a = a combined with b.
   KOKKOS_FORCEINLINE_FUNCTION static void join(T& a, const T b) { a = b > a ? b : a; }
+  /// *p = *p combined with v, atomically.
   KOKKOS_FORCEINLINE_FUNCTION static void atomic_join(T* p, const T v) {
     Kokkos::atomic_fetch_max(detail::native(p), detail::native(v));
   }
@@ -117,22 +126,23 @@ struct RowMax {
 /// A key whose unsigned order is the order of the float v (every value but
 /// NaN): its bits, the sign flipped for v >= 0 and all bits flipped for v < 0.
 KOKKOS_FORCEINLINE_FUNCTION std::uint32_t ordered_bits(float v) {
-  const std::uint32_t u = detail::intrinsics::float_bits(v);
+  const std::uint32_t u = intrinsics::float_bits(v);
   return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
 }
 /// The float of ordered_bits(v).
 KOKKOS_FORCEINLINE_FUNCTION float from_ordered_bits(std::uint32_t k) {
   const std::uint32_t u = (k & 0x80000000u) ? (k & 0x7fffffffu) : ~k;
-  return detail::intrinsics::int_as_float(static_cast<std::int32_t>(u));
+  return intrinsics::int_as_float(static_cast<std::int32_t>(u));
 }
 /// The same for double (a 64-bit key).
 KOKKOS_FORCEINLINE_FUNCTION std::uint64_t ordered_bits(double v) {
-  const std::uint64_t u = static_cast<std::uint64_t>(detail::intrinsics::double_as_int64(v));
+  const std::uint64_t u = static_cast<std::uint64_t>(intrinsics::double_as_int64(v));
   return (u & 0x8000000000000000ull) ? ~u : (u | 0x8000000000000000ull);
 }
+/// The double of ordered_bits(v).
 KOKKOS_FORCEINLINE_FUNCTION double from_ordered_bits(std::uint64_t k) {
   const std::uint64_t u = (k & 0x8000000000000000ull) ? (k & 0x7fffffffffffffffull) : ~k;
-  return detail::intrinsics::int64_as_double(static_cast<std::int64_t>(u));
+  return intrinsics::int64_as_double(static_cast<std::int64_t>(u));
 }
 
 namespace detail {
@@ -216,7 +226,7 @@ void reduce_pairs(const ExecSpace& space, const Map& map, const OmegaRange& rang
                   const Reducer& reducer, const std::string& label = std::string("tdmaps::reduce_pairs::") + Map::name,
                   const LaunchHints& hints = LaunchHints()) {
   detail::require_team_map<Map>();
-  detail::check_range(map, range, "tdmaps::reduce_pairs");
+  check_omega_range(map, range, "tdmaps::reduce_pairs");
   typename Reducer::value_type total;
   reducer.init(total);
   detail::reduce_launch(space, map, 0, range.begin, range.end, kernel, reducer, total, label, hints);
@@ -325,7 +335,7 @@ template <class ExecSpace, class Map, class Kernel, class Counts>
 void histogram_pairs(const ExecSpace& space, const Map& map, const OmegaRange& range, const Kernel& kernel,
                      const Counts& counts, const std::string& label, const LaunchHints& hints) {
   detail::require_team_map<Map>();
-  detail::check_range(map, range, "tdmaps::histogram_pairs");
+  check_omega_range(map, range, "tdmaps::histogram_pairs");
   detail::histogram_launch(space, map, 0, range.begin, range.end, kernel, counts, label, hints);
 }
 
@@ -345,7 +355,7 @@ void reduce_rows(const ExecSpace& space, const Map& map, const OmegaRange& range
                  const Rows& rows, const std::string& label = std::string("tdmaps::reduce_rows::") + Map::name,
                  const LaunchHints& hints = LaunchHints()) {
   detail::require_team_map<Map>();
-  detail::check_range(map, range, "tdmaps::reduce_rows");
+  check_omega_range(map, range, "tdmaps::reduce_rows");
   detail::rows_launch<ExecSpace, Map, Kernel, Rows, Op>(space, map, 0, range.begin, range.end, kernel, rows, label,
                                                         hints);
 }

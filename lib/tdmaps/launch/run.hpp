@@ -21,15 +21,19 @@
 
 namespace tdmaps {
 
-enum class RunOrder { rows, columns };
+/// The order a run walks the triangle in.
+enum class RunOrder {
+  rows,    ///< row by row, j fastest (the packed order)
+  columns  ///< column by column from the last column, bottom row first
+};
 
 /// Consecutive linear indices k0 .. k0 + count - 1 of a triangle in a RunOrder;
 /// (i, j) is the element at k0.
 struct Run {
-  index_t k0 = 0;
-  index_t i = 0;
-  index_t j = 0;
-  int count = 0;
+  index_t k0 = 0;  ///< linear index of the first element
+  index_t i = 0;   ///< row of the first element
+  index_t j = 0;   ///< column of the first element
+  int count = 0;   ///< elements of the run
 };
 
 /// Elements of the triangle of side n.

@@ -23,7 +23,7 @@ struct Tile {
   index_t j0 = 0;  ///< first column of the block
   int rows = 0;    ///< rows of the block inside the domain (rho, fewer on the last block row)
   int cols = 0;    ///< columns of the block inside [0, n)
-  Triangle triangle = Triangle::lower;
+  Triangle triangle = Triangle::lower;  ///< the domain's triangle
   /// Tile kernels: the team's scratch_bytes of level-0 scratch for this block,
   /// aligned to tile_scratch_alignment (null for element kernels). The same
   /// memory serves each block a team takes (LaunchHints::blocks_per_team),
@@ -35,6 +35,7 @@ struct Tile {
   KOKKOS_FORCEINLINE_FUNCTION bool contains(int ti, int tj) const {
     return triangle == Triangle::lower ? j0 + tj <= i0 + ti : j0 + tj < i0 + ti;
   }
+  /// Whether the block lies on the diagonal (bi = bj), where contains() can fail.
   KOKKOS_FORCEINLINE_FUNCTION bool diagonal() const { return i0 == j0; }
 };
 

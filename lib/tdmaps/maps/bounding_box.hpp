@@ -10,16 +10,22 @@
 
 namespace tdmaps {
 
+/// \brief The bounding box (BB): a league of nb x nb blocks, omega = bi nb + bj; the blocks above the diagonal come
+/// back false.
 struct BoundingBoxMap {
-  using space_tag = BlockSpaceTag;
-  static constexpr const char* name = "bb";
+  using space_tag = BlockSpaceTag;           ///< the map contract's space (maps/map_concept.hpp)
+  static constexpr const char* name = "bb";  ///< Map::name: kernel labels, with_map's name
 
-  Domain2 domain;
+  Domain2 domain;  ///< what the map covers
 
+  /// \brief A map over the empty domain (n = 0).
   BoundingBoxMap() = default;
+  /// \brief The map over d.
   explicit BoundingBoxMap(const Domain2& d) : domain(d) {}
+  /// \brief The map over Domain2(n, rho, t).
   BoundingBoxMap(index_t n, int rho, Triangle t = Triangle::lower) : domain(n, rho, t) {}
 
+  /// \brief Omegas of the league (one launch).
   KOKKOS_FUNCTION index_t league_size() const { return domain.nb * domain.nb; }
   /// Row bi = omega / nb by an integer division (nvcc takes a 32-bit path
   /// while omega < 2^32), not a multiplication by a stored 1 / nb with

@@ -68,7 +68,7 @@
 
 #include <tdmaps/core/domain.hpp>
 #include <tdmaps/core/triangular.hpp>
-#include <tdmaps/detail/intrinsics.hpp>
+#include <tdmaps/kokkos_ext/intrinsics.hpp>
 #include <tdmaps/maps/map_concept.hpp>
 
 #include <cstdint>
@@ -81,18 +81,20 @@ namespace tdmaps {
 
 /// Named "hadouken"; with_map also takes the short name "h".
 struct HadoukenMap {
-  using space_tag = BlockSpaceTag;
-  static constexpr const char* name = "hadouken";
+  using space_tag = BlockSpaceTag;                 ///< the map contract's space (maps/map_concept.hpp)
+  static constexpr const char* name = "hadouken";  ///< Map::name: kernel labels, with_map's name
 
   /// Room for one H-triangle per set bit of nb <= max_side / 8 = 2^28.
   static constexpr int max_triangles = 32;
 
-  Domain2 domain;
+  Domain2 domain;                             ///< what the map covers
   int triangles = 0;                          ///< t: launches are 2t - 1
   std::int32_t offset[max_triangles] = {};    ///< block offset o of triangle p (at (o, o))
   std::int8_t log2_side[max_triangles] = {};  ///< k of triangle p: side 2^k
 
+  /// \brief A map over the empty domain (n = 0).
   HadoukenMap() = default;
+  /// \brief The map over d.
   explicit HadoukenMap(const Domain2& d) : domain(d) {
     // Block offsets are int32 here: max_side / 8 block rows must fit.
     static_assert(max_side / 8 <= index_t(std::numeric_limits<std::int32_t>::max()),
@@ -102,7 +104,7 @@ struct HadoukenMap {
       if (triangles == max_triangles)
         throw std::logic_error("tdmaps::HadoukenMap: nb = " + std::to_string(d.nb) + " needs more than " +
                                std::to_string(max_triangles) + " triangles");
-      const int len = detail::intrinsics::bit_length(static_cast<std::uint64_t>(rows_left));
+      const int len = intrinsics::bit_length(static_cast<std::uint64_t>(rows_left));
       // rows_left = 2^j - 1, j >= 2: one padded triangle of side 2^j ends the list.
       const bool pad = rows_left >= 3 && (rows_left & (rows_left + 1)) == 0;
       const int k = pad ? len : len - 1;
@@ -114,6 +116,7 @@ struct HadoukenMap {
       rows_left -= index_t(1) << k;
     }
   }
+  /// \brief The map over Domain2(n, rho, t).
   HadoukenMap(index_t n, int rho, Triangle t = Triangle::lower) : HadoukenMap(Domain2(n, rho, t)) {}
 
   /// Launch 2p is triangle p, launch 2p + 1 the rectangle under it.
@@ -126,6 +129,7 @@ struct HadoukenMap {
     return total - tri(domain.nb);
   }
 
+  /// \brief Omegas of launch l.
   KOKKOS_FUNCTION index_t league_size(int l) const {
     const int p = l >> 1;
     const index_t side = index_t(1) << log2_side[p];
@@ -133,6 +137,7 @@ struct HadoukenMap {
     return (domain.nb - offset[p] - side) * side;  // rectangle under triangle p
   }
 
+  /// \brief Block b of league rank omega of launch l; false where omega names no block.
   KOKKOS_FORCEINLINE_FUNCTION bool block(int l, index_t omega, Block2& b) const {
     const int p = l >> 1;
     const int k = log2_side[p];
@@ -152,7 +157,7 @@ struct HadoukenMap {
       const index_t r = omega - side;
       const auto by = static_cast<std::uint32_t>(r >> (k - 1));
       const auto bx = static_cast<std::uint32_t>(r & ((side >> 1) - 1));
-      const int h = detail::intrinsics::bit_length(by + 1u);
+      const int h = intrinsics::bit_length(by + 1u);
       const std::uint32_t q = (bx >> (h - 1)) << (h - 1);
       b.bi = o + by + 1 + 2 * index_t(q);
       b.bj = o + bx + q;

@@ -74,7 +74,7 @@
 
 #include <tdmaps/core/domain.hpp>
 #include <tdmaps/core/types.hpp>
-#include <tdmaps/detail/map_traits.hpp>
+#include <tdmaps/maps/detail/map_traits.hpp>
 
 #include <type_traits>
 
@@ -108,12 +108,24 @@ struct is_thread_space_map
 template <class Map>
 struct is_map : std::integral_constant<bool, is_block_space_map<Map>::value || is_thread_space_map<Map>::value> {};
 
+/// \brief Map covers a tetrahedron: its `domain` member is a Domain3 (a 3-D
+/// map, whose block() fills a Block3 and whose element kernels take (i, j, k)).
+template <class Map>
+struct is_3d_map : std::integral_constant<bool, detail::is_3d<Map>::value> {};
+
+/// \brief is_3d_map<Map>::value.
+template <class Map>
+constexpr bool is_3d_map_v = is_3d_map<Map>::value;
+/// \brief is_block_space_map<Map>::value.
 template <class Map>
 constexpr bool is_block_space_map_v = is_block_space_map<Map>::value;
+/// \brief is_multi_launch_map<Map>::value.
 template <class Map>
 constexpr bool is_multi_launch_map_v = is_multi_launch_map<Map>::value;
+/// \brief is_thread_space_map<Map>::value.
 template <class Map>
 constexpr bool is_thread_space_map_v = is_thread_space_map<Map>::value;
+/// \brief is_map<Map>::value.
 template <class Map>
 constexpr bool is_map_v = is_map<Map>::value;
 

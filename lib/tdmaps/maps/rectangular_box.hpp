@@ -24,19 +24,25 @@
 
 namespace tdmaps {
 
+/// \brief The rectangular box (RB): the block triangle folded into a rectangle of nb (nb + 1) / 2 blocks.
 struct RectangularBoxMap {
-  using space_tag = BlockSpaceTag;
-  static constexpr const char* name = "rb";
+  using space_tag = BlockSpaceTag;           ///< the map contract's space (maps/map_concept.hpp)
+  static constexpr const char* name = "rb";  ///< Map::name: kernel labels, with_map's name
 
-  Domain2 domain;
+  Domain2 domain;     ///< what the map covers
   index_t half = 0;   ///< h = floor(nb / 2)
   index_t width = 1;  ///< nb + 1 for even nb, nb for odd nb
 
+  /// \brief A map over the empty domain (n = 0).
   RectangularBoxMap() = default;
+  /// \brief The map over d.
   explicit RectangularBoxMap(const Domain2& d) : domain(d), half(d.nb / 2), width(d.nb % 2 == 0 ? d.nb + 1 : d.nb) {}
+  /// \brief The map over Domain2(n, rho, t).
   RectangularBoxMap(index_t n, int rho, Triangle t = Triangle::lower) : RectangularBoxMap(Domain2(n, rho, t)) {}
 
+  /// \brief Omegas of the league (one launch).
   KOKKOS_FUNCTION index_t league_size() const { return tri(domain.nb); }
+  /// \brief Block b of league rank omega; false where omega names no block.
   KOKKOS_FORCEINLINE_FUNCTION bool block(index_t omega, Block2& b) const {
     const index_t y = omega / width;
     const index_t x = omega - y * width;

@@ -21,36 +21,44 @@
 // l = 1 .. D is depth D - l.
 
 #include <tdmaps/core/domain.hpp>
-#include <tdmaps/detail/intrinsics.hpp>
+#include <tdmaps/kokkos_ext/intrinsics.hpp>
 #include <tdmaps/maps/map_concept.hpp>
 
 #include <cstdint>
 
 namespace tdmaps {
 
+/// \brief The recursive partition (REC): the block triangle as its diagonal blocks plus square tiles of halving sides,
+/// one launch per depth.
 struct RecursiveMap {
-  using space_tag = BlockSpaceTag;
-  static constexpr const char* name = "rec";
+  using space_tag = BlockSpaceTag;            ///< the map contract's space (maps/map_concept.hpp)
+  static constexpr const char* name = "rec";  ///< Map::name: kernel labels, with_map's name
 
-  Domain2 domain;
+  Domain2 domain;  ///< what the map covers
   int depths = 0;  ///< D = ceil(log2 nb)
 
+  /// \brief A map over the empty domain (n = 0).
   RecursiveMap() = default;
+  /// \brief The map over d.
   explicit RecursiveMap(const Domain2& d)
-      : domain(d), depths(d.nb > 1 ? detail::intrinsics::bit_length(static_cast<std::uint64_t>(d.nb - 1)) : 0) {}
+      : domain(d), depths(d.nb > 1 ? intrinsics::bit_length(static_cast<std::uint64_t>(d.nb - 1)) : 0) {}
+  /// \brief The map over Domain2(n, rho, t).
   RecursiveMap(index_t n, int rho, Triangle t = Triangle::lower) : RecursiveMap(Domain2(n, rho, t)) {}
 
+  /// \brief Number of launches of the league.
   int launches() const { return domain.nb > 0 ? depths + 1 : 0; }
   /// Side c of the tiles of depth d.
   KOKKOS_FORCEINLINE_FUNCTION index_t tile_side(int d) const {
     return (domain.nb + (index_t(1) << (d + 1)) - 1) >> (d + 1);
   }
+  /// \brief Omegas of launch l.
   KOKKOS_FUNCTION index_t league_size(int l) const {
     if (l == 0) return domain.nb;
     const int d = depths - l;
     const index_t c = tile_side(d);
     return (index_t(1) << d) * c * c;
   }
+  /// \brief Block b of league rank omega of launch l; false where omega names no block.
   KOKKOS_FORCEINLINE_FUNCTION bool block(int l, index_t omega, Block2& b) const {
     if (l == 0) {
       b.bi = b.bj = omega;

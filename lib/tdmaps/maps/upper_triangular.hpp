@@ -14,30 +14,38 @@
 // A thread-space map serves element kernels only.
 
 #include <tdmaps/core/domain.hpp>
-#include <tdmaps/detail/intrinsics.hpp>
+#include <tdmaps/kokkos_ext/intrinsics.hpp>
 #include <tdmaps/maps/map_concept.hpp>
 
 namespace tdmaps {
 
+/// \brief The upper-triangular map (UTM): a thread-space map sending a linear thread index k straight to one element
+/// (i, j).
 struct UpperTriangularMap {
-  using space_tag = ThreadSpaceTag;
-  static constexpr const char* name = "utm";
+  using space_tag = ThreadSpaceTag;           ///< the map contract's space (maps/map_concept.hpp)
+  static constexpr const char* name = "utm";  ///< Map::name: kernel labels, with_map's name
 
-  Domain2 domain;
+  Domain2 domain;     ///< what the map covers
   index_t big_n = 0;  ///< N of the strict upper triangle
   index_t shift = 0;  ///< 1 when the diagonal is included
 
+  /// \brief A map over the empty domain (n = 0).
   UpperTriangularMap() = default;
+  /// \brief The map over d.
   explicit UpperTriangularMap(const Domain2& d)
       : domain(d), big_n(d.triangle == Triangle::lower ? d.n + 1 : d.n), shift(d.triangle == Triangle::lower ? 1 : 0) {}
+  /// \brief The map over Domain2(n, rho, t).
   UpperTriangularMap(index_t n, int rho, Triangle t = Triangle::lower) : UpperTriangularMap(Domain2(n, rho, t)) {}
 
+  /// \brief Threads of the launch: one per element of the domain.
   KOKKOS_FUNCTION index_t elements() const { return domain.elements(); }
+  /// \brief First linear index of row a of the strict upper triangle of side big_n.
   KOKKOS_FORCEINLINE_FUNCTION index_t row_start(index_t a) const { return a * (2 * big_n - a - 1) / 2; }
+  /// \brief Element (i, j) of thread index k.
   KOKKOS_FORCEINLINE_FUNCTION void element(index_t k, index_t& i, index_t& j) const {
     const index_t disc = big_n * (big_n - 1) - 2 * k;
-    index_t a = static_cast<index_t>(static_cast<double>(big_n) - 0.5 -
-                                     detail::intrinsics::sqrt_d(static_cast<double>(disc) + 0.25));
+    index_t a =
+        static_cast<index_t>(static_cast<double>(big_n) - 0.5 - intrinsics::sqrt_d(static_cast<double>(disc) + 0.25));
     if (a < 0) a = 0;
     while (row_start(a) > k) --a;
     while (row_start(a + 1) <= k) ++a;

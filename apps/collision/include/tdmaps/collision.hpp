@@ -20,7 +20,11 @@
 // The maps come from <tdmaps/tdmaps.hpp>. apps/collision/README.md has the
 // details.
 
+/// \namespace tdmaps::collision
+/// \brief All-pairs collision detection of spheres or intervals (target tdmaps::collision).
+
 #include <tdmaps/collision/collide.hpp>
+#include <tdmaps/collision/names.hpp>
 #include <tdmaps/collision/pair_test.hpp>
 #include <tdmaps/collision/result.hpp>
 #include <tdmaps/collision/spheres.hpp>

@@ -20,6 +20,9 @@
 // in SciPy. edm() does not fence (the gemm path does). apps/edm/README.md
 // has the details.
 
+/// \namespace tdmaps::edm
+/// \brief Euclidean distance matrices and the pair reductions over them (target tdmaps::edm).
+
 #include <tdmaps/tdmaps.hpp>
 
 #include <tdmaps/edm/driver.hpp>
@@ -27,6 +30,7 @@
 #include <tdmaps/edm/gemm.hpp>
 #include <tdmaps/edm/layout.hpp>
 #include <tdmaps/edm/linear.hpp>
+#include <tdmaps/edm/names.hpp>
 #include <tdmaps/edm/tile.hpp>
 
 #endif

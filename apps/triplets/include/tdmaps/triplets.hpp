@@ -16,6 +16,9 @@
 // total. random_points_host / to_device make inputs. The maps come from
 // <tdmaps/tdmaps.hpp>. apps/triplets/README.md has the details.
 
+/// \namespace tdmaps::triplets
+/// \brief Three-body sums over the triplets of a tetrahedron (target tdmaps::triplets).
+
 #include <tdmaps/triplets/atm.hpp>
 #include <tdmaps/triplets/atm_tile.hpp>
 #include <tdmaps/triplets/points.hpp>

@@ -25,9 +25,6 @@ namespace tdmaps {
 namespace collision {
 namespace detail {
 
-/// The library's device intrinsics, as the kernels here name them.
-namespace intrinsics = tdmaps::detail::intrinsics;
-
 /// Counters are unsigned long long: CUDA has native 64-bit atomics only for it.
 using counter_t = unsigned long long;
 /// Counters of count and intflags: 256, 8 apart (64 bytes: no false sharing on hosts).

@@ -241,7 +241,7 @@ index_t collide(const ExecSpace& space, const ConstSpheres<typename ExecSpace::m
                 const OmegaRange& range, Result result, Kernel kernel, Output<typename ExecSpace::memory_space>& out,
                 const LaunchHints& hints = LaunchHints()) {
   if constexpr (tdmaps::is_block_space_map_v<Map> && !tdmaps::is_multi_launch_map_v<Map>) {
-    tdmaps::detail::check_range(map, range, "tdmaps::collision::collide");
+    tdmaps::check_omega_range(map, range, "tdmaps::collision::collide");
     return detail::collide(space, spheres, map, &range, result, kernel, out, hints);
   } else {
     throw std::invalid_argument(std::string("tdmaps::collision: omega ranges need a one-launch block-space map "

@@ -30,6 +30,7 @@ namespace collision {
 /// element (any map), linear (the pairs in packed order).
 enum class Kernel { tile, element, linear };
 
+/// The kernel's name on the command line and in labels.
 inline const char* name(Kernel k) { return k == Kernel::tile ? "tile" : k == Kernel::element ? "element" : "linear"; }
 
 namespace detail {

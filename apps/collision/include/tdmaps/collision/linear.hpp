@@ -12,7 +12,7 @@
 #include <tdmaps/collision/pair_test.hpp>
 #include <tdmaps/collision/result.hpp>
 #include <tdmaps/core/domain.hpp>
-#include <tdmaps/detail/intrinsics.hpp>
+#include <tdmaps/kokkos_ext/intrinsics.hpp>
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/launch/for_each_run.hpp>
 

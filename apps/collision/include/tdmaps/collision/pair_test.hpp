@@ -14,7 +14,7 @@
 // data, on every backend, whether or not the compiler contracts into FMAs,
 // at fp32 speed.
 
-#include <tdmaps/detail/intrinsics.hpp>
+#include <tdmaps/kokkos_ext/intrinsics.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -37,7 +37,7 @@ KOKKOS_FORCEINLINE_FUNCTION float pair_gap(float xi, float yi, float zi, float r
   // 2^-16 d2; the bound's own rounding is far inside the factor 2 of slack)
   // and keeps squares near underflow (below 2^-100) out. NaN/inf compare
   // false: not decisive.
-  decisive = tdmaps::detail::intrinsics::abs_f(gap) > 0x1p-15f * s2 + 0x1p-100f;
+  decisive = tdmaps::intrinsics::abs_f(gap) > 0x1p-15f * s2 + 0x1p-100f;
   return gap;
 }
 
@@ -78,7 +78,7 @@ KOKKOS_FORCEINLINE_FUNCTION float walk_gap(float xi, float yi, float zi, float r
   const float dx = xi - xj, dy = yi - yj, dz = zi - zj;
   const float d2 = dx * dx + dy * dy + dz * dz;
   const float s = ri + rj;
-  return tdmaps::detail::intrinsics::fma_f(-s, s, d2);
+  return tdmaps::intrinsics::fma_f(-s, s, d2);
 }
 
 }  // namespace collision

@@ -30,6 +30,7 @@ namespace collision {
 /// What collide() produces besides the count.
 enum class Result { count, flags, pairs, intflags, rowflags, tileflags };
 
+/// The result's name on the command line and in labels.
 inline const char* name(Result r) {
   switch (r) {
     case Result::count: return "count";
@@ -51,7 +52,7 @@ using PairList = Kokkos::View<std::int64_t* [2], Kokkos::LayoutRight, MemorySpac
 /// pinned host memory); on host backends the memory space itself.
 template <class MemorySpace>
 struct summary_space {
-  using type = MemorySpace;
+  using type = MemorySpace;  ///< the memory space of the summary
 };
 #if defined(KOKKOS_ENABLE_CUDA)
 template <>

@@ -36,17 +36,20 @@ namespace collision {
 /// Radius presets (default_radii).
 enum class Density { dense, sparse };
 
+/// The density's name on the command line.
 inline const char* name(Density d) { return d == Density::dense ? "dense" : "sparse"; }
 
 /// (n x 4) spheres: x, y, z, r per row (y = z = 0 for intervals).
 template <class MemorySpace>
 using Spheres = Kokkos::View<float* [4], Kokkos::LayoutRight, MemorySpace>;
+/// Read-only (n x 4) spheres, what collide() takes.
 template <class MemorySpace>
 using ConstSpheres = Kokkos::View<const float* [4], Kokkos::LayoutRight, MemorySpace>;
 
+/// The range radii are drawn from: [r_min, r_max].
 struct RadiusRange {
-  double r_min = 0;
-  double r_max = 0;
+  double r_min = 0;  ///< smallest radius
+  double r_max = 0;  ///< largest radius
 };
 
 /// The radius presets: 3-D dense [0.05, 0.15], sparse [0.01, 0.03]; 1-D dense

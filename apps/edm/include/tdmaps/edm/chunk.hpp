@@ -91,7 +91,7 @@ void edm_chunk(const ExecSpace& space, const PointsView& points, const Map& map,
                const OutView& out, const LaunchHints& hints = LaunchHints()) {
   using Real = typename OutView::non_const_value_type;
   using mem = typename ExecSpace::memory_space;
-  static_assert(tdmaps::detail::is_lambda2<Map>::value || std::is_same<Map, BoundingBoxMap>::value,
+  static_assert(tdmaps::is_lambda_map_v<Map> || std::is_same<Map, BoundingBoxMap>::value,
                 "tdmaps::edm::edm_chunk: chunks are block rows of a lambda or bb map");
   static_assert(std::is_same<typename PointsView::non_const_value_type, Real>::value,
                 "tdmaps::edm::edm_chunk: points and out must have the same value type");

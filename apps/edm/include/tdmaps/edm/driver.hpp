@@ -27,6 +27,7 @@ namespace edm {
 /// automatic: resolve_kernel).
 enum class Kernel { element, tile, gemm, automatic, linear };
 
+/// The kernel's name on the command line and in labels ("auto" for automatic).
 inline const char* kernel_name(Kernel k) {
   return k == Kernel::element  ? "element"
          : k == Kernel::tile   ? "tile"

@@ -49,13 +49,15 @@ namespace edm {
 /// lambda; host n = 4096 at block side 32, GPU n = 16384 at block side 16):
 ///   tdmaps-edm --random N --dims $d --kernel $k --precision P --repeat 3 --json
 constexpr int host_gemm_min_dims = 224;
-constexpr int gpu_gemm_min_dims = 32;
+constexpr int gpu_gemm_min_dims = 32;  ///< the GPU threshold (above)
 
+/// The smallest d at which Kernel::automatic takes the gemm path on ExecSpace.
 template <class ExecSpace>
 constexpr int gemm_min_dims() {
   return is_gpu_space<ExecSpace>::value ? gpu_gemm_min_dims : host_gemm_min_dims;
 }
 
+/// Whether this build has the gemm kernel (Kokkos Kernels found).
 inline bool has_gemm() {
 #if defined(TDMAPS_EDM_HAVE_KOKKOSKERNELS)
   return true;

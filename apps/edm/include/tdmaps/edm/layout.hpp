@@ -22,6 +22,7 @@ namespace edm {
 /// Where the distance of pair (i, j) goes (the top of this file).
 enum class Layout { packed, condensed, full };
 
+/// The layout's name on the command line and in labels.
 inline const char* layout_name(Layout l) {
   return l == Layout::packed ? "packed" : l == Layout::condensed ? "condensed" : "full";
 }

@@ -9,7 +9,7 @@
 // sectors, which a tile's rows of a packed or condensed output are not (a
 // block's row starts anywhere in a sector).
 
-#include <tdmaps/detail/intrinsics.hpp>
+#include <tdmaps/kokkos_ext/intrinsics.hpp>
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/edm/element.hpp>
 #include <tdmaps/edm/layout.hpp>

@@ -166,36 +166,40 @@ CountKernel<typename Points::non_const_value_type, Points, D> count_kernel(const
 }
 }  // namespace detail
 
-/// count_within over the omegas of `range`.
-template <class ExecSpace, class Points, class Map>
-index_t count_within(const ExecSpace& space, const Points& points, const Map& map, const OmegaRange& range,
-                     double radius, const LaunchHints& hints = LaunchHints()) {
+namespace detail {
+/// The checks and the dims dispatch of both count_within overloads; `launch`
+/// runs reduce_pairs with the kernel, the reducer and the label.
+template <class Points, class Map, class Launch>
+index_t count_within_with(const Points& points, const Map& map, double radius, const Launch& launch) {
   using Real = typename Points::non_const_value_type;
-  detail::check_points<Real>(points, "tdmaps::edm::count_within");
-  detail::check_map(map, points.extent(0), "tdmaps::edm::count_within");
+  check_points<Real>(points, "tdmaps::edm::count_within");
+  check_map(map, points.extent(0), "tdmaps::edm::count_within");
   if (std::isnan(radius)) throw std::invalid_argument("tdmaps::edm::count_within: radius is NaN");
   index_t c = 0;
-  detail::with_dims(points, [&](auto dims) {
-    reduce_pairs(space, map, range, detail::count_kernel<decltype(dims)::value>(points, radius), Kokkos::Sum<index_t>(c),
-                 std::string("tdmaps::edm::count::") + Map::name, hints);
+  with_dims(points, [&](auto dims) {
+    launch(count_kernel<decltype(dims)::value>(points, radius), Kokkos::Sum<index_t>(c),
+           std::string("tdmaps::edm::count::") + Map::name);
   });
   return c;
 }
+}  // namespace detail
 
-/// count_within over the whole triangle (any map).
+/// \brief count_within over the omegas of `range`.
+template <class ExecSpace, class Points, class Map>
+index_t count_within(const ExecSpace& space, const Points& points, const Map& map, const OmegaRange& range,
+                     double radius, const LaunchHints& hints = LaunchHints()) {
+  return detail::count_within_with(points, map, radius, [&](const auto& kernel, const auto& sum, const std::string& label) {
+    reduce_pairs(space, map, range, kernel, sum, label, hints);
+  });
+}
+
+/// \brief count_within over the whole triangle (any map).
 template <class ExecSpace, class Points, class Map>
 index_t count_within(const ExecSpace& space, const Points& points, const Map& map, double radius,
                      const LaunchHints& hints = LaunchHints()) {
-  using Real = typename Points::non_const_value_type;
-  detail::check_points<Real>(points, "tdmaps::edm::count_within");
-  detail::check_map(map, points.extent(0), "tdmaps::edm::count_within");
-  if (std::isnan(radius)) throw std::invalid_argument("tdmaps::edm::count_within: radius is NaN");
-  index_t c = 0;
-  detail::with_dims(points, [&](auto dims) {
-    reduce_pairs(space, map, detail::count_kernel<decltype(dims)::value>(points, radius), Kokkos::Sum<index_t>(c),
-                 std::string("tdmaps::edm::count::") + Map::name, hints);
+  return detail::count_within_with(points, map, radius, [&](const auto& kernel, const auto& sum, const std::string& label) {
+    reduce_pairs(space, map, kernel, sum, label, hints);
   });
-  return c;
 }
 
 /// nearest_neighbour over the omegas of `range` (keys start as nearest_init()).

@@ -12,7 +12,7 @@
 // thread keeps its column's (row's) point in registers and walks its rows:
 // tdmaps/edm/tile_gpu.hpp.
 
-#include <tdmaps/detail/intrinsics.hpp>
+#include <tdmaps/kokkos_ext/intrinsics.hpp>
 #include <tdmaps/core/triangular.hpp>
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/edm/element.hpp>

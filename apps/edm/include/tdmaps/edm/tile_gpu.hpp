@@ -125,7 +125,7 @@ KOKKOS_FORCEINLINE_FUNCTION Real TileKernel<ExecSpace, Real>::gpu_dist2(const Po
 template <class ExecSpace, class Real>
 template <bool Checked>
 KOKKOS_FORCEINLINE_FUNCTION Real TileKernel<ExecSpace, Real>::walk_sqrt(Real s, bool& odd) {
-  if constexpr (Checked && std::is_same<Real, float>::value) return tdmaps::detail::intrinsics::sqrt_rn_or_flag(s, odd);
+  if constexpr (Checked && std::is_same<Real, float>::value) return tdmaps::intrinsics::sqrt_rn_or_flag(s, odd);
   (void)odd;
   return sqrt_real(s);
 }

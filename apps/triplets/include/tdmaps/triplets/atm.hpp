@@ -7,7 +7,7 @@
 #include <tdmaps/core/domain.hpp>
 #include <tdmaps/core/tetrahedral.hpp>
 #include <tdmaps/core/types.hpp>
-#include <tdmaps/detail/map_traits.hpp>
+#include <tdmaps/maps/detail/map_traits.hpp>
 #include <tdmaps/launch/for_each.hpp>
 #include <tdmaps/launch/hints.hpp>
 #include <tdmaps/launch/omega_range.hpp>
@@ -104,7 +104,7 @@ double atm_energy(const ExecSpace& space, const Map& map, const OmegaRange* rang
                   const LaunchHints& hints) {
   static_assert(std::is_same<Real, float>::value || std::is_same<Real, double>::value,
                 "tdmaps::triplets::atm_energy: Real must be float or double");
-  static_assert(tdmaps::detail::is_3d<Map>::value,
+  static_assert(tdmaps::is_3d_map_v<Map>,
                 "tdmaps::triplets::atm_energy: needs a 3-D map (over a Domain3: bb3, lambda3)");
   static_assert(is_block_space_map_v<Map>, "tdmaps::triplets::atm_energy: needs a block-space map (a tile kernel)");
   using mem = typename ExecSpace::memory_space;

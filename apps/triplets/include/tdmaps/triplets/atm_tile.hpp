@@ -32,7 +32,7 @@
 // the terms of any triangle whose q it can hold).
 
 #include <tdmaps/core/types.hpp>
-#include <tdmaps/detail/intrinsics.hpp>
+#include <tdmaps/kokkos_ext/intrinsics.hpp>
 #include <tdmaps/launch/team_policy.hpp>
 #include <tdmaps/launch/tile.hpp>
 
@@ -53,25 +53,25 @@ struct alignas(4 * sizeof(Real)) Point4 {
 
 /// 1 / sqrt(q): the hardware reciprocal square root in fp32, a correctly
 /// rounded square root and a division in fp64.
-KOKKOS_FORCEINLINE_FUNCTION float inv_sqrt(float q) { return tdmaps::detail::intrinsics::rsqrt(q); }
-KOKKOS_FORCEINLINE_FUNCTION double inv_sqrt(double q) { return 1.0 / tdmaps::detail::intrinsics::sqrt_d(q); }
+KOKKOS_FORCEINLINE_FUNCTION float inv_sqrt(float q) { return tdmaps::intrinsics::rsqrt(q); }
+KOKKOS_FORCEINLINE_FUNCTION double inv_sqrt(double q) { return 1.0 / tdmaps::intrinsics::sqrt_d(q); }
 
 /// E with 2^E <= |m| < 2^(E+1) for a normal float m, clamped to [-126, 126]
 /// (0 and subnormals give -126, inf and NaN 126): 2^-E is a normal float.
 KOKKOS_FORCEINLINE_FUNCTION int scale_exponent(float m) {
-  const int e = static_cast<int>((tdmaps::detail::intrinsics::float_bits(m) >> 23) & 0xffu) - 127;
+  const int e = static_cast<int>((tdmaps::intrinsics::float_bits(m) >> 23) & 0xffu) - 127;
   return e < -126 ? -126 : e > 126 ? 126 : e;
 }
 /// 2^k as a float, k in [-126, 127].
 KOKKOS_FORCEINLINE_FUNCTION float pow2_float(int k) {
-  return tdmaps::detail::intrinsics::int_as_float(static_cast<std::int32_t>(k + 127) << 23);
+  return tdmaps::intrinsics::int_as_float(static_cast<std::int32_t>(k + 127) << 23);
 }
 /// 2^k as a double, exactly where it is representable (subnormals too), 0
 /// below and inf above: the product of two normal powers.
 KOKKOS_FORCEINLINE_FUNCTION double pow2_double(int k) {
   const auto normal = [](int h) {
     h = h < -1022 ? -1022 : h > 1023 ? 1023 : h;
-    return tdmaps::detail::intrinsics::int64_as_double(static_cast<std::int64_t>(h + 1023) << 52);
+    return tdmaps::intrinsics::int64_as_double(static_cast<std::int64_t>(h + 1023) << 52);
   };
   const int h = k / 2;
   return normal(h) * normal(k - h);

@@ -1,0 +1,123 @@
+# The per-backend GoogleTest executables (Cabana's test harness): every test
+# header is compiled once per enabled Kokkos backend through a generated
+# translation unit that first includes the backend's category header
+# (unit_tests/backends/<backend>.hpp: TEST_CATEGORY, TEST_EXECSPACE), so the
+# tests come out as serial.<test>, openmp.<test>, cuda.<test>. One executable
+# per backend, tdmaps_unit_tests_<backend>, holds every set registered here:
+# the library's (unit_tests/) and each app's (apps/<app>/tests/). Host builds
+# add three executables that run chosen headers again on Serial with a
+# compile-time switch, their tests prefixed by the executable's role:
+#   lane_tile_step3., lane_tile_step1.  TDMAPS_FORCE_LANE_TILE: the GPU walks
+#       of blocks (the apps' tile kernels, for_each_element's GPU path) on
+#       host teams, rows walked 3 apart per lane (as a GPU team of 3 threads
+#       per lane would; odd, so the diagonal block's first row needs the
+#       rounding up) or 1 (the unrolled whole-block path of the library's
+#       default 32-thread tile teams), so their index math is checked against
+#       the oracles without a GPU. (A CUDA build runs the real GPU path.)
+#   split_league.  TDMAPS_MAX_LEAGUE_PER_LAUNCH=7: every league of more than 7
+#       teams split into several launches (run_league's omega offsets, UTM's
+#       ThreadFunctor ranges), on leagues the coverage tests can check.
+#
+#   tdmaps_add_backend_tests(<set>
+#       HEADERS <test headers>...          on every enabled backend
+#       [LANE_TILE <test headers>...]      also in both lane_tile executables
+#       [SPLIT_LEAGUE <test headers>...]   also in the split_league executable
+#       [LIBS <targets>...]                what the set's tests link
+#       [DEFINITIONS <definitions>...])    for the set's translation units
+# Relative header paths are taken from the calling directory.
+
+set(TDMAPS_TEST_BACKENDS)
+foreach(dev SERIAL OPENMP CUDA)
+  if(Kokkos_ENABLE_${dev})
+    string(TOLOWER ${dev} backend)
+    list(APPEND TDMAPS_TEST_BACKENDS ${backend})
+  endif()
+endforeach()
+message(STATUS "tdmaps unit-test backends: ${TDMAPS_TEST_BACKENDS}")
+
+# The variants of the executables: <name>|<backend header>|<ctest prefix>|<definitions>.
+set(_tdmaps_test_variants)
+foreach(backend ${TDMAPS_TEST_BACKENDS})
+  list(APPEND _tdmaps_test_variants "${backend}|${backend}||")
+endforeach()
+# TDMAPS_TEST_HOST_VARIANTS=OFF leaves them out: they test the project's own
+# index math, not Kokkos (CI's second Kokkos line skips them).
+option(TDMAPS_TEST_HOST_VARIANTS "Build the lane_tile and split_league test executables (host builds)" ON)
+if(Kokkos_ENABLE_SERIAL AND NOT Kokkos_ENABLE_CUDA AND TDMAPS_TEST_HOST_VARIANTS)
+  list(APPEND _tdmaps_test_variants
+       "lane_tile_step3|serial|lane_tile_step3.|TDMAPS_FORCE_LANE_TILE,TDMAPS_FORCE_LANE_STEP=3"
+       "lane_tile_step1|serial|lane_tile_step1.|TDMAPS_FORCE_LANE_TILE,TDMAPS_FORCE_LANE_STEP=1"
+       # Every launch of at most 7 blocks: the 2-D coverage stops at side 1024 there.
+       "split_league|serial|split_league.|TDMAPS_MAX_LEAGUE_PER_LAUNCH=7,TDMAPS_TEST_FEW_SIDES")
+endif()
+# Global: the apps' directories call the function too.
+set(TDMAPS_TEST_VARIANTS "${_tdmaps_test_variants}" CACHE INTERNAL "tdmaps test executables")
+
+# The executable of one variant, created on first use (in the directory that
+# first registers a set: unit_tests/).
+function(_tdmaps_test_executable variant out)
+  string(REPLACE "|" ";" fields "${variant}")
+  list(GET fields 0 name)
+  list(GET fields 2 prefix)
+  list(LENGTH fields nfields)
+  set(exe tdmaps_unit_tests_${name})
+  if(NOT TARGET ${exe})
+    # unit_tests/: main.cpp, backends/, the oracles every set may include.
+    add_executable(${exe} ${PROJECT_SOURCE_DIR}/unit_tests/main.cpp)
+    target_include_directories(${exe} PRIVATE ${PROJECT_SOURCE_DIR}/unit_tests)
+    target_link_libraries(${exe} PRIVATE tdmaps::tdmaps GTest::gtest)
+    if(nfields GREATER 3)
+      list(GET fields 3 defs)
+      string(REPLACE "," ";" defs "${defs}")
+      target_compile_definitions(${exe} PRIVATE ${defs})
+    endif()
+    tdmaps_target_warnings(${exe})
+    # Discovery runs the executable, which on a GPU backend needs the GPU: do
+    # it when the tests run, not at build time (the build machine may have none).
+    if(prefix)
+      gtest_discover_tests(${exe} TEST_PREFIX ${prefix} DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60)
+    else()
+      gtest_discover_tests(${exe} DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60)
+    endif()
+  endif()
+  set(${out} ${exe} PARENT_SCOPE)
+endfunction()
+
+function(tdmaps_add_backend_tests set)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "HEADERS;LANE_TILE;SPLIT_LEAGUE;LIBS;DEFINITIONS")
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "tdmaps_add_backend_tests(${set}): unknown arguments ${arg_UNPARSED_ARGUMENTS}")
+  endif()
+  foreach(variant ${TDMAPS_TEST_VARIANTS})
+    string(REPLACE "|" ";" fields "${variant}")
+    list(GET fields 0 name)
+    list(GET fields 1 backend)
+    if(name STREQUAL backend)
+      set(headers ${arg_HEADERS})
+    elseif(name MATCHES "^lane_tile")
+      set(headers ${arg_LANE_TILE})
+    else()
+      set(headers ${arg_SPLIT_LEAGUE})
+    endif()
+    if(NOT headers)
+      continue()
+    endif()
+    _tdmaps_test_executable("${variant}" exe)
+    set(tus)
+    foreach(header ${headers})
+      get_filename_component(header ${header} ABSOLUTE)
+      get_filename_component(stem ${header} NAME_WE)
+      set(tu ${CMAKE_BINARY_DIR}/unit_tests/generated/${name}/${set}/${stem}.cpp)
+      file(CONFIGURE OUTPUT ${tu} CONTENT
+           "// generated by cmake/tdmapsTestHarness.cmake\n#include \"backends/${backend}.hpp\"\n#include \"${header}\"\n")
+      list(APPEND tus ${tu})
+    endforeach()
+    target_sources(${exe} PRIVATE ${tus})
+    if(arg_DEFINITIONS)
+      set_source_files_properties(${tus} TARGET_DIRECTORY ${exe} PROPERTIES COMPILE_DEFINITIONS "${arg_DEFINITIONS}")
+    endif()
+    if(arg_LIBS)
+      target_link_libraries(${exe} PRIVATE ${arg_LIBS})
+    endif()
+  endforeach()
+endfunction()
