@@ -21,14 +21,17 @@ def test_stubtest(tmp_path):
     assert importlib.util.find_spec("mypy") is not None, \
         "mypy is not installed: apt-get install python3-mypy (cmake/bootstrap.sh installs it)"
     parent = os.path.dirname(os.path.dirname(tdmaps.__file__))
-    env = dict(os.environ, PYTHONPATH=parent + os.pathsep + os.environ.get("PYTHONPATH", ""), OMP_PROC_BIND="false",
-               MYPYPATH=parent)
+    env = dict(os.environ, PYTHONPATH=parent + os.pathsep + os.environ.get("PYTHONPATH", ""), OMP_PROC_BIND="false")
+    # A build tree's package is found through MYPYPATH; an installed one (a
+    # site-packages folder, which mypy refuses in MYPYPATH) by the interpreter.
+    if os.path.basename(parent) not in ("site-packages", "dist-packages"):
+        env["MYPYPATH"] = parent
     # The private modules beside the stub are read as source: their optional
     # imports (torch, cupy) need not be installed.
     config = tmp_path / "mypy.ini"
-    config.write_text("[mypy]\nignore_missing_imports = True\n")
+    config.write_text("[mypy]\nignore_missing_imports = True\ncache_dir = %s\n" % (tmp_path / "mypy_cache"))
     p = subprocess.run([sys.executable, "-m", "mypy.stubtest", "tdmaps", "--mypy-config-file", str(config)],
-                       cwd=parent, env=env, capture_output=True, text=True, timeout=600)
+                       cwd=str(tmp_path), env=env, capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "Success" in p.stdout, p.stdout
 
