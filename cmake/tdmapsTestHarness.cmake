@@ -26,9 +26,17 @@
 #       [DEFINITIONS <definitions>...])    for the set's translation units
 # Relative header paths are taken from the calling directory.
 
+# A CUDA build tests the CUDA backend; its host backends are the host
+# builds' (the same code through the same host compiler), so their
+# executables are left out there unless asked for.
+if(Kokkos_ENABLE_CUDA)
+  option(TDMAPS_TEST_HOST_BACKENDS "Also build the host backends' test executables in a CUDA build" OFF)
+else()
+  set(TDMAPS_TEST_HOST_BACKENDS ON)
+endif()
 set(TDMAPS_TEST_BACKENDS)
 foreach(dev SERIAL OPENMP CUDA)
-  if(Kokkos_ENABLE_${dev})
+  if(Kokkos_ENABLE_${dev} AND (dev STREQUAL "CUDA" OR TDMAPS_TEST_HOST_BACKENDS))
     string(TOLOWER ${dev} backend)
     list(APPEND TDMAPS_TEST_BACKENDS ${backend})
   endif()

@@ -4,7 +4,7 @@
 // Not API (tdmaps::detail): the element kernels' launch on Kokkos::Cuda.
 //
 // An element functor on a GPU uses nothing of its Kokkos team but the league
-// rank (its block walk reads threadIdx through detail::intrinsics), yet a
+// rank (its block walk reads threadIdx through tdmaps::intrinsics), yet a
 // Kokkos TeamPolicy launch makes every CUDA block pay for the team before the
 // functor runs: the league loop, the team member (shared-memory and scratch
 // pointers, the level-1 scratch index) and their registers. A block that
