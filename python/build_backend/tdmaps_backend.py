@@ -18,7 +18,7 @@ Settings, each a config setting (`pip install -C key=value`, `python3 -m build
                                       a hash of everything the configure depends on
   cmake-args TDMAPS_CMAKE_ARGS        more configure arguments (split as a shell does)
   jobs       TDMAPS_JOBS              build parallelism
-CXX and CMAKE_CXX_COMPILER_LAUNCHER (e.g. ccache) apply as in any CMake build.
+CXX and CMAKE_CXX_COMPILER_LAUNCHER (e.g. ccache, also for nvcc_wrapper) apply as in any CMake build.
 The module is built for the interpreter that runs the backend (sys.executable).
 """
 
@@ -204,7 +204,6 @@ def _configure_args(cfg):
         if os.access(nvcc, os.X_OK):
             env["PATH"] = os.path.dirname(nvcc) + os.pathsep + env.get("PATH", "")
         os.environ["PATH"] = env["PATH"]  # the bootstrap looks for nvcc too
-        env.pop("CMAKE_CXX_COMPILER_LAUNCHER", None)  # nvcc_wrapper is no compiler ccache knows
         env["NVCC_WRAPPER_DEFAULT_ARCH"] = "sm_" + re.sub(r"\D", "", arch or "HOPPER90")
     kroot, kkroot = _kokkos(preset, arch)
     if os.environ.get("CXX"):
