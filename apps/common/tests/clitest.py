@@ -10,10 +10,13 @@ of another shape pass.
     clitest.check(rc == 0, "runs", err)
     sys.exit(clitest.summary())
 """
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 SCHEMA_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "report_schema.json")
@@ -34,18 +37,38 @@ def tool_argument(usage):
     return os.path.abspath(sys.argv[1])
 
 
+_SESSION_ROOT = None
+
+
+def _session_root():
+    """One temporary folder per test script for the Open MPI session
+    directories of its tool runs (env_with), removed at exit."""
+    global _SESSION_ROOT
+    if _SESSION_ROOT is None:
+        _SESSION_ROOT = tempfile.mkdtemp(prefix="tdmaps-ompi-")
+        atexit.register(shutil.rmtree, _SESSION_ROOT, True)
+    return _SESSION_ROOT
+
+
 def env_with(extra=None):
     """The tools' environment: OpenMP threads unbound and two of them (the
     caller's own OMP_* settings win), then `extra`. Open MPI (a tool built
     with MPI): a run without mpirun, a singleton, starts no daemon
     (ess_singleton_isolated), and no rank loads a network transport (pml
     ob1: shared memory and TCP, all that ranks on one machine use); those
-    take most of a short run's time otherwise. The caller's own OMPI_MCA_*
-    settings win too."""
+    take most of a short run's time otherwise. Every isolated singleton
+    names its session directory <tmpdir>/ompi.<host>.<uid>/jf.0/1/0, the
+    same for all of them, and one that starts while another creates or
+    removes it fails in MPI_Init ("File exists"): each call gets a
+    temporary directory of its own as the session base
+    (orte_tmpdir_base), removed when the test script exits. The caller's
+    own OMPI_MCA_* settings win too."""
     env = dict(os.environ)
     env.setdefault("OMP_PROC_BIND", "false")
     env.setdefault("OMP_NUM_THREADS", "2")
     env.setdefault("OMPI_MCA_ess_singleton_isolated", "1")
+    if "OMPI_MCA_orte_tmpdir_base" not in env:
+        env["OMPI_MCA_orte_tmpdir_base"] = tempfile.mkdtemp(dir=_session_root())
     env.setdefault("OMPI_MCA_pml", "ob1")
     if extra:
         env.update(extra)
