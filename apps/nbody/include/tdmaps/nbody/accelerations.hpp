@@ -1,0 +1,243 @@
+#ifndef TDMAPS_NBODY_ACCELERATIONS_HPP
+#define TDMAPS_NBODY_ACCELERATIONS_HPP
+
+// Accelerations and potential-energy shares of n bodies under a pair law
+// (forces.hpp), each pair evaluated once and its two results summed at both
+// ends (tdmaps::for_each_pair_both_ends, launch/pair_both_ends.hpp):
+//
+//   Forces<Real, ExecSpace> f(space, params, m[, q]);   // the law, once per set of bodies
+//   f.compute(map, x, acc[, hints]);                   // acc = what every body receives
+//   f.add(map, range, x, acc[, hints]);                // acc += the part of an omega range
+//   accelerations(space, map, x, m, q, params, acc)    // Forces and compute in one call
+//
+// map: a block-space map (bb, lambda, rb, rec, hadouken; a range needs bb
+// or lambda) over Domain(n, rho, Triangle::strict_lower) (or lower: the
+// diagonal is never visited); x (n x 3), m, q (Coulomb) and acc (n) are
+// Views of the space's memory. check_params and check_bodies tell bad
+// parameters and bad bodies apart before a run (the kernels do not check).
+
+#include <tdmaps/core/domain.hpp>
+#include <tdmaps/core/types.hpp>
+#include <tdmaps/launch/hints.hpp>
+#include <tdmaps/launch/omega_range.hpp>
+#include <tdmaps/launch/pair_both_ends.hpp>
+#include <tdmaps/nbody/forces.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tdmaps {
+namespace nbody {
+
+namespace detail {
+inline std::string number_text(double v) { return std::isnan(v) ? std::string("NaN") : std::to_string(v); }
+
+/// 1 / m(i) for every i (a free function: nvcc takes no device lambda in a
+/// constructor or a private member).
+template <class Real, class ExecSpace, class M>
+Kokkos::View<Real*, typename ExecSpace::memory_space> inverse(const ExecSpace& space, const M& m) {
+  Kokkos::View<Real*, typename ExecSpace::memory_space> minv(
+      Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "tdmaps::nbody::minv"), m.extent(0));
+  Kokkos::parallel_for(
+      "tdmaps::nbody::minv", Kokkos::RangePolicy<ExecSpace>(space, 0, m.extent(0)),
+      KOKKOS_LAMBDA(const std::size_t i) { minv(i) = Real(1) / m(i); });
+  return minv;
+}
+}  // namespace detail
+
+/// \brief Throws std::invalid_argument naming the first parameter of `p`'s
+/// law out of its range (ForceParams' members tell the ranges).
+inline void check_params(const ForceParams& p) {
+  const auto positive = [](const char* what, double v) {
+    if (!(std::isfinite(v) && v > 0))
+      throw std::invalid_argument(std::string("tdmaps::nbody: ") + what + " = " + detail::number_text(v) +
+                                  " must be finite and > 0");
+  };
+  switch (p.law) {
+    case Law::gravity: positive("G", p.G); break;
+    case Law::lennard_jones:
+      positive("sigma", p.sigma);
+      positive("epsilon", p.epsilon);
+      if (!(p.cutoff > 0))
+        throw std::invalid_argument("tdmaps::nbody: cutoff = " + detail::number_text(p.cutoff) +
+                                    " must be > 0 (infinity: none)");
+      break;
+    case Law::coulomb: positive("k", p.k); break;
+  }
+  if (p.law != Law::lennard_jones && !(std::isfinite(p.softening) && p.softening >= 0))
+    throw std::invalid_argument("tdmaps::nbody: softening = " + detail::number_text(p.softening) +
+                                " must be finite and >= 0");
+}
+
+/// \brief Throws std::invalid_argument naming the first bad body of host
+/// arrays x (n x 3, row-major), m (n) and q (n, Coulomb; else ignored):
+/// coordinates, masses and charges must be finite, masses > 0, and no two
+/// bodies may share a position where the law is singular there (gravity
+/// and Coulomb without softening, Lennard-Jones always). `in_float` checks
+/// the positions as float32 holds them (two distinct doubles may meet).
+inline void check_bodies(const std::vector<double>& x, const std::vector<double>& m, const std::vector<double>& q,
+                         const ForceParams& p, bool in_float = false) {
+  const std::size_t n = m.size();
+  if (x.size() != 3 * n)
+    throw std::invalid_argument("tdmaps::nbody: " + std::to_string(x.size()) + " coordinates for " +
+                                std::to_string(n) + " masses; expected 3 per body");
+  const bool charges = p.law == Law::coulomb;
+  if (charges && q.size() != n)
+    throw std::invalid_argument("tdmaps::nbody: " + std::to_string(q.size()) + " charges for " + std::to_string(n) +
+                                " bodies");
+  static const char* const axis[3] = {"x", "y", "z"};
+  for (std::size_t i = 0; i < n; ++i) {
+    for (int c = 0; c < 3; ++c)
+      if (!std::isfinite(x[3 * i + c]))
+        throw std::invalid_argument("tdmaps::nbody: body " + std::to_string(i) + ": " + axis[c] + " is " +
+                                    detail::number_text(x[3 * i + c]) + " (not finite)");
+    if (!(std::isfinite(m[i]) && m[i] > 0))
+      throw std::invalid_argument("tdmaps::nbody: body " + std::to_string(i) + ": mass " +
+                                  detail::number_text(m[i]) + " must be finite and > 0");
+    if (charges && !std::isfinite(q[i]))
+      throw std::invalid_argument("tdmaps::nbody: body " + std::to_string(i) + ": charge " +
+                                  detail::number_text(q[i]) + " is not finite");
+  }
+  const bool singular = p.law == Law::lennard_jones || p.softening == 0;
+  if (!singular || n < 2) return;
+  const auto at = [&](std::size_t i, int c) {
+    const double v = x[3 * i + static_cast<std::size_t>(c)];
+    return in_float ? static_cast<double>(static_cast<float>(v)) : v;
+  };
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), std::size_t(0));
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    for (int c = 0; c < 3; ++c)
+      if (at(a, c) != at(b, c)) return at(a, c) < at(b, c);
+    return a < b;
+  });
+  for (std::size_t k = 1; k < n; ++k) {
+    const std::size_t a = order[k - 1], b = order[k];
+    if (at(a, 0) == at(b, 0) && at(a, 1) == at(b, 1) && at(a, 2) == at(b, 2))
+      throw std::invalid_argument(
+          "tdmaps::nbody: bodies " + std::to_string(std::min(a, b)) + " and " + std::to_string(std::max(a, b)) +
+          " share a position" + (in_float ? " in float32" : "") + ": " + law_name(p.law) +
+          (p.law == Law::lennard_jones ? " is infinite at r = 0" : " without softening is infinite at r = 0 (give a softening > 0)"));
+  }
+}
+
+/// \brief A pair law bound to a set of bodies' masses (and charges): it
+/// computes their accelerations and energy shares under any block-space map.
+/// \tparam Real float or double
+/// \tparam ExecSpace a Kokkos execution space
+template <class Real, class ExecSpace>
+class Forces {
+ public:
+  using memory_space = typename ExecSpace::memory_space;                                   ///< where the Views live
+  using positions_type = Kokkos::View<const Real* [3], Kokkos::LayoutRight, memory_space>;  ///< x (n x 3)
+  using scalars_type = Kokkos::View<const Real*, memory_space>;                             ///< m, q (n)
+  using accel_type = Kokkos::View<Accel<Real>*, memory_space>;                              ///< acc (n)
+
+  /// \brief Binds the law of `params` (checked) to the masses m and, for
+  /// Coulomb, the charges q (n each; q is not used by other laws and may be empty).
+  Forces(const ExecSpace& space, const ForceParams& params, const scalars_type& m, const scalars_type& q = scalars_type())
+      : space_(space), params_(params), m_(m), q_(q) {
+    check_params(params);
+    if (params.law == Law::coulomb && q.extent(0) != m.extent(0))
+      throw std::invalid_argument("tdmaps::nbody::Forces: " + std::to_string(q.extent(0)) + " charges for " +
+                                  std::to_string(m.extent(0)) + " masses (Coulomb needs one charge per body)");
+    if (params.law != Law::gravity) minv_ = detail::inverse<Real>(space, m);
+  }
+
+  /// \brief The law's parameters.
+  const ForceParams& params() const { return params_; }
+  /// \brief The bodies.
+  index_t size() const { return static_cast<index_t>(m_.extent(0)); }
+
+  /// \brief acc = what every body receives from all its pairs (acc reset first).
+  template <class Map>
+  void compute(const Map& map, const positions_type& x, const accel_type& acc, const LaunchHints& hints = LaunchHints()) const {
+    check(map, x, acc);
+    Kokkos::deep_copy(space_, acc, Accel<Real>{Real(0), Real(0), Real(0), Real(0)});
+    with_kernel(x, [&](const auto& kernel) {
+      tdmaps::for_each_pair_both_ends(space_, map, kernel, acc, PairDiagonal::exclude, label(map), hints);
+    });
+  }
+
+  /// \brief acc += what the pairs of the blocks of `range` give (a one-launch
+  /// map: bb, lambda); the parts of omega_range(map, p, P), p = 0 .. P - 1, sum to compute()'s.
+  template <class Map>
+  void add(const Map& map, const OmegaRange& range, const positions_type& x, const accel_type& acc,
+           const LaunchHints& hints = LaunchHints()) const {
+    check(map, x, acc);
+    with_kernel(x, [&](const auto& kernel) {
+      tdmaps::for_each_pair_both_ends(space_, map, range, kernel, acc, PairDiagonal::exclude, label(map), hints);
+    });
+  }
+
+ private:
+  template <class Map>
+  static std::string label(const Map&) {
+    return std::string("tdmaps::nbody::accelerations::") + Map::name;
+  }
+
+  template <class Map>
+  void check(const Map& map, const positions_type& x, const accel_type& acc) const {
+    const index_t n = size();
+    if (static_cast<index_t>(x.extent(0)) != n || static_cast<index_t>(acc.extent(0)) != n || map.domain.n != n)
+      throw std::invalid_argument("tdmaps::nbody: " + std::to_string(x.extent(0)) + " positions, " + std::to_string(n) +
+                                  " masses, " + std::to_string(acc.extent(0)) + " outputs and a domain of " +
+                                  std::to_string(map.domain.n) + " points; all must be equal");
+  }
+
+  template <class F>
+  void with_kernel(const positions_type& x, F&& f) const {
+    const ForceParams& p = params_;
+    const Real eps2 = static_cast<Real>(p.softening * p.softening);
+    switch (p.law) {
+      case Law::gravity: {
+        f(PairKernel<Real, memory_space, GravityLaw<Real, memory_space>>{x, {m_, static_cast<Real>(p.G), eps2}});
+        break;
+      }
+      case Law::lennard_jones: {
+        LennardJonesLaw<Real, memory_space> law;
+        law.minv = minv_;
+        law.sigma2 = static_cast<Real>(p.sigma * p.sigma);
+        law.eps4 = static_cast<Real>(4 * p.epsilon);
+        law.eps24 = static_cast<Real>(24 * p.epsilon);
+        law.cut2 = static_cast<Real>(p.cutoff * p.cutoff);
+        if (std::isfinite(p.cutoff)) {
+          const double s6 = std::pow(p.sigma / p.cutoff, 6);
+          law.shift = static_cast<Real>(4 * p.epsilon * (s6 * s6 - s6));
+        }
+        f(PairKernel<Real, memory_space, LennardJonesLaw<Real, memory_space>>{x, law});
+        break;
+      }
+      case Law::coulomb: {
+        f(PairKernel<Real, memory_space, CoulombLaw<Real, memory_space>>{x, {q_, minv_, static_cast<Real>(p.k), eps2}});
+        break;
+      }
+    }
+  }
+
+  ExecSpace space_;
+  ForceParams params_;
+  scalars_type m_, q_, minv_;
+};
+
+/// \brief acc = the accelerations and energy shares of the bodies (x, m, q)
+/// under `params`' law: Forces(space, params, m, q).compute(map, x, acc, hints).
+template <class Real, class ExecSpace, class Map>
+void accelerations(const ExecSpace& space, const Map& map, const typename Forces<Real, ExecSpace>::positions_type& x,
+                   const typename Forces<Real, ExecSpace>::scalars_type& m,
+                   const typename Forces<Real, ExecSpace>::scalars_type& q, const ForceParams& params,
+                   const typename Forces<Real, ExecSpace>::accel_type& acc, const LaunchHints& hints = LaunchHints()) {
+  Forces<Real, ExecSpace>(space, params, m, q).compute(map, x, acc, hints);
+}
+
+}  // namespace nbody
+}  // namespace tdmaps
+
+#endif

@@ -1,0 +1,188 @@
+#ifndef TDMAPS_NBODY_FORCES_HPP
+#define TDMAPS_NBODY_FORCES_HPP
+
+// The pair laws of the N-body kernels and what each particle receives.
+//
+// Every law gives, for a pair (i, j) at separation d = x_j - x_i, r^2 = |d|^2,
+// two scalars s_i and s_j and the pair's potential energy u: i's
+// acceleration grows by s_i d and j's by -s_j d (Newton's third law: m_i s_i
+// = m_j s_j), and each end's energy share by u / 2, so that the shares of
+// all particles sum to the potential energy.
+//
+//   gravity        u = -G m_i m_j / sqrt(r^2 + eps^2)   s_i = G m_j / (r^2 + eps^2)^(3/2)
+//   Lennard-Jones  u = 4 epsilon ((sigma/r)^12 - (sigma/r)^6) - u(cutoff)   for r < cutoff, else 0
+//                  s_i = -24 epsilon (2 (sigma/r)^12 - (sigma/r)^6) / (r^2 m_i)
+//   Coulomb        u = k q_i q_j / sqrt(r^2 + eps^2)       s_i = -k q_i q_j / ((r^2 + eps^2)^(3/2) m_i)
+//
+// Terms in Real (float or double); fp32 takes the reciprocal square root
+// from the hardware on CUDA (tdmaps::intrinsics::rsqrt). Two particles at
+// the same position without softening give inf / NaN terms (gravity and
+// Coulomb) and Lennard-Jones gives them at r = 0 always: check_bodies
+// (accelerations.hpp) refuses such inputs before a run.
+
+#include <tdmaps/core/types.hpp>
+#include <tdmaps/kokkos_ext/intrinsics.hpp>
+#include <tdmaps/launch/pair_both_ends.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <limits>
+#include <string>
+
+namespace tdmaps {
+namespace nbody {
+
+/// \brief The pair law of a run.
+enum class Law {
+  gravity,        ///< Newtonian gravity with Plummer softening
+  lennard_jones,  ///< the 12-6 Lennard-Jones potential, optionally cut and shifted
+  coulomb         ///< Coulomb's law with optional softening
+};
+
+/// \brief The law's name as the CLI and Python take it: "gravity", "lj", "coulomb".
+inline const char* law_name(Law law) {
+  switch (law) {
+    case Law::gravity: return "gravity";
+    case Law::lennard_jones: return "lj";
+    case Law::coulomb: return "coulomb";
+  }
+  return "?";
+}
+
+/// \brief The law named `name` (law_name's spelling); false when unknown.
+inline bool law_from_name(const std::string& name, Law& law) {
+  for (Law l : {Law::gravity, Law::lennard_jones, Law::coulomb})
+    if (name == law_name(l)) {
+      law = l;
+      return true;
+    }
+  return false;
+}
+
+/// \brief The parameters of every law (host side, fp64); check_params tells what is allowed.
+struct ForceParams {
+  Law law = Law::gravity;  ///< which law
+  double G = 1.0;          ///< gravity: the constant G, finite and > 0
+  double softening = 0.0;  ///< gravity and Coulomb: eps >= 0 (r^2 becomes r^2 + eps^2)
+  double sigma = 1.0;      ///< Lennard-Jones: sigma, finite and > 0
+  double epsilon = 1.0;    ///< Lennard-Jones: the well depth, finite and > 0
+  /// Lennard-Jones: pairs at r >= cutoff add nothing; the energy is shifted
+  /// by -u(cutoff) so that it is continuous there (infinity: all pairs, no shift).
+  double cutoff = std::numeric_limits<double>::infinity();
+  double k = 1.0;  ///< Coulomb: the constant k (1 / (4 pi eps0) in the caller's units), finite and > 0
+};
+
+/// \brief What a particle receives from its pairs: its acceleration (x, y, z)
+/// and its share e of the potential energy (half of each of its pairs').
+/// \tparam Real float or double
+template <class Real>
+struct Accel {
+  Real x;  ///< acceleration, x
+  Real y;  ///< acceleration, y
+  Real z;  ///< acceleration, z
+  Real e;  ///< potential energy share
+};
+
+/// \brief 1 / sqrt(v): the hardware's approximation for float on CUDA, correctly rounded otherwise.
+KOKKOS_FORCEINLINE_FUNCTION float inv_sqrt(float v) { return intrinsics::rsqrt(v); }
+/// \brief 1 / sqrt(v) in double.
+KOKKOS_FORCEINLINE_FUNCTION double inv_sqrt(double v) { return 1.0 / intrinsics::sqrt_d(v); }
+
+/// \brief Gravity's pair terms (the top of this file).
+template <class Real, class Mem>
+struct GravityLaw {
+  Kokkos::View<const Real*, Mem> m;  ///< masses
+  Real G = 1;                        ///< G
+  Real eps2 = 0;                     ///< softening squared
+  /// \brief s_i, s_j and u of the pair (i, j) at squared distance r2.
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, index_t j, Real r2, Real& si, Real& sj, Real& u) const {
+    const Real inv = inv_sqrt(r2 + eps2);
+    const Real g_inv = G * inv;
+    const Real g_inv3 = g_inv * inv * inv;
+    const Real mi = m(i), mj = m(j);
+    si = mj * g_inv3;
+    sj = mi * g_inv3;
+    u = -mi * mj * g_inv;
+  }
+};
+
+/// \brief Lennard-Jones' pair terms (the top of this file).
+template <class Real, class Mem>
+struct LennardJonesLaw {
+  Kokkos::View<const Real*, Mem> minv;  ///< 1 / mass
+  Real sigma2 = 1;                      ///< sigma^2
+  Real eps4 = 4;                        ///< 4 epsilon
+  Real eps24 = 24;                      ///< 24 epsilon
+  Real cut2 = 0;                        ///< cutoff^2 (infinity: none)
+  Real shift = 0;                       ///< u(cutoff), subtracted from every pair inside it
+  /// \brief s_i, s_j and u of the pair (i, j) at squared distance r2.
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, index_t j, Real r2, Real& si, Real& sj, Real& u) const {
+    if (!(r2 < cut2)) {
+      si = sj = u = Real(0);
+      return;
+    }
+    const Real ir2 = Real(1) / r2;
+    const Real s2 = sigma2 * ir2;
+    const Real s6 = s2 * s2 * s2;
+    const Real s12 = s6 * s6;
+    const Real g = eps24 * (s12 + s12 - s6) * ir2;
+    si = -g * minv(i);
+    sj = -g * minv(j);
+    u = eps4 * (s12 - s6) - shift;
+  }
+};
+
+/// \brief Coulomb's pair terms (the top of this file).
+template <class Real, class Mem>
+struct CoulombLaw {
+  Kokkos::View<const Real*, Mem> q;     ///< charges
+  Kokkos::View<const Real*, Mem> minv;  ///< 1 / mass
+  Real k = 1;                           ///< k
+  Real eps2 = 0;                        ///< softening squared
+  /// \brief s_i, s_j and u of the pair (i, j) at squared distance r2.
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, index_t j, Real r2, Real& si, Real& sj, Real& u) const {
+    const Real inv = inv_sqrt(r2 + eps2);
+    const Real kqq_inv = k * q(i) * q(j) * inv;
+    const Real f = kqq_inv * inv * inv;
+    si = -f * minv(i);
+    sj = -f * minv(j);
+    u = kqq_inv;
+  }
+};
+
+/// \brief The pair kernel of for_each_pair_both_ends (launch/pair_both_ends.hpp)
+/// for a law: positions in, both ends' Accel out.
+/// \tparam Real float or double
+/// \tparam Mem the memory space of the Views
+/// \tparam LawT GravityLaw, LennardJonesLaw, CoulombLaw or any functor of their signature
+template <class Real, class Mem, class LawT>
+struct PairKernel {
+  Kokkos::View<const Real* [3], Kokkos::LayoutRight, Mem> x;  ///< positions (n x 3)
+  LawT law;                                                   ///< the pair law
+  /// \brief What i and j receive from the pair (i, j).
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, index_t j, Accel<Real>& to_i, Accel<Real>& to_j) const {
+    const Real dx = x(j, 0) - x(i, 0);
+    const Real dy = x(j, 1) - x(i, 1);
+    const Real dz = x(j, 2) - x(i, 2);
+    const Real r2 = dx * dx + dy * dy + dz * dz;
+    Real si, sj, u;
+    law(i, j, r2, si, sj, u);
+    to_i.x = si * dx;
+    to_i.y = si * dy;
+    to_i.z = si * dz;
+    to_j.x = -sj * dx;
+    to_j.y = -sj * dy;
+    to_j.z = -sj * dz;
+    to_i.e = to_j.e = Real(0.5) * u;
+  }
+};
+
+}  // namespace nbody
+
+/// \brief Accel is a plain struct of four Reals: member-wise adds.
+template <class Real>
+struct pair_value_traits<nbody::Accel<Real>> : pair_value_reals<nbody::Accel<Real>, Real> {};
+
+}  // namespace tdmaps
+
+#endif
