@@ -88,7 +88,7 @@ void check_output_path(const std::string& path) {
 template <class T>
 std::string npy_header(const std::vector<std::int64_t>& shape) {
   if (!npy_detail::host_is_little_endian()) throw Error("writing .npy needs a little-endian host");
-  if (shape.empty() || shape.size() > 2) throw Error("write_npy: shape must be 1-D or 2-D");
+  if (shape.empty() || shape.size() > 3) throw Error("write_npy: shape must be 1-D, 2-D or 3-D");
   std::int64_t count = 1;
   for (auto s : shape) {
     if (s < 0) throw Error("write_npy: negative dimension");

@@ -98,7 +98,8 @@ template <class T>
 Matrix<T> read_matrix(const std::string& path);
 
 /// The .npy header (magic, version, dict, padding to 64 bytes) of an array
-/// of T in C order; the data follow it (streamed and MPI-IO outputs).
+/// of T in C order, 1-D to 3-D; the data follow it (streamed and MPI-IO
+/// outputs, snapshot frames).
 template <class T>
 std::string npy_header(const std::vector<std::int64_t>& shape);
 

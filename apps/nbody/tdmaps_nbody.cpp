@@ -1,0 +1,434 @@
+// tdmaps-nbody: direct-sum N-body under a tdmaps map, each pair (i, j),
+// i > j, evaluated once and applied to both ends: accelerations and
+// potential energy for gravity (Plummer softening), Lennard-Jones (cut and
+// shifted) or Coulomb, and leapfrog kick-drift-kick time stepping with
+// energy, momentum and drift reports; see apps/nbody/README.md and --help.
+//
+// Sizes: n = 0 is an error; n = 1 is allowed (no pairs: zero accelerations,
+// energy 0). The error convention of apps/common/cli.hpp (exit 2 for usage
+// errors, 1 for runtime failures); sizes are checked before anything is
+// allocated; outputs appear complete or not at all, also when the run is
+// interrupted (apps/common/output_file.hpp). MPI ranks: each its omega
+// range of the map, one sum of the accelerations per force evaluation,
+// every rank integrating the same state; rank 0 reports and writes.
+#include <tdmaps/nbody.hpp>
+
+#include "cli_input.hpp"
+#include "common/cli.hpp"
+#include "common/cli_options.hpp"
+#include "common/kokkos_run.hpp"
+#include "common/memory.hpp"
+#include "common/npy.hpp"
+#include "common/output_file.hpp"
+#include "common/progress.hpp"
+#include "common/rank_device.hpp"
+#include "common/ranks.hpp"
+#include "common/sizes.hpp"
+
+#include <tdmaps/maps/dispatch.hpp>
+
+#include <CLI/CLI.hpp>
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace {
+
+namespace app = tdmaps::app;
+namespace nb = tdmaps::nbody;
+using tdmaps::index_t;
+using namespace tdmaps::nbody_cli;
+
+std::int64_t pair_count(std::int64_t n) { return n * (n - 1) / 2; }
+std::int64_t frames(const Options& o) { return o.steps / o.every + 1; }
+
+/// Memory and disk of a run, checked before anything is allocated: host
+/// (the input rows and the run's arrays) before Kokkos starts, the device
+/// once it has.
+template <class mem>
+void check_sizes(const Options& o, index_t n, bool device_side) {
+  using app::add_sat;
+  using app::mul_sat;
+  const index_t real = o.precision == "fp32" ? 4 : 8;
+  const index_t device = mul_sat(n, 13 * real);  // x, v, a (4), m, q, 1 / m
+  if (!device_side) {
+    index_t host = mul_sat(n, 2 * 15 * 8);  // the rows, the fp64 arrays
+    if (std::is_same<mem, Kokkos::HostSpace>::value) host = add_sat(host, device);
+    const index_t host_free = app::host_available_bytes();
+    if (host > host_free)
+      throw app::Error(std::to_string(n) + " bodies need " + app::bytes_text(host) + " of host memory but only " +
+                       app::format_bytes(host_free) + " is available; use fewer bodies");
+    if (!o.snapshots.empty())
+      app::check_filesystem_space(o.snapshots, add_sat(mul_sat(mul_sat(frames(o), n), 24), 128), "the snapshots");
+    if (!o.output.empty()) app::check_filesystem_space(o.output, add_sat(mul_sat(n, 56), 128), "the final state");
+    if (!o.forces.empty()) app::check_filesystem_space(o.forces, add_sat(mul_sat(n, 32), 128), "the forces");
+    return;
+  }
+  if (std::is_same<mem, Kokkos::HostSpace>::value) return;
+  const index_t device_free = app::free_memory_bytes<mem>();
+  if (device > device_free)
+    throw app::Error(std::to_string(n) + " bodies need " + app::bytes_text(device) + " of " + mem::name() +
+                     " memory but only " + app::format_bytes(device_free) + " is free; use fewer bodies");
+}
+
+/// What a report line shows.
+struct Point {
+  std::int64_t step = 0;
+  double time = 0;
+  nb::Diagnostics d;
+  double drift = 0;  ///< (E - E0) / |E0|; NaN when E0 = 0
+};
+
+struct Report {
+  app::Timing times;
+  Point last;
+  double e0 = 0;
+};
+
+nlohmann::json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+std::string g(double v) {
+  std::ostringstream s;
+  s.precision(10);
+  s << v;
+  return s.str();
+}
+
+nlohmann::json header_json(const Options& o, const Input& in, const app::Timing& t, double ms_total, int ranks,
+                           const std::string& mode) {
+  const app::RunShape shape{in.n, 3, o.precision, nb::law_name(o.params.law), pair_count(in.n)};
+  nlohmann::json j = app::report_json(app::report_header(o.in, o.spec.label(), o.block, ranks, shape, t, ms_total, o.output));
+  j["mode"] = mode;
+  j["generator"] = o.plummer_n > 0 ? nlohmann::json("plummer") : o.in.input.empty() ? nlohmann::json("random") : nlohmann::json(nullptr);
+  return j;
+}
+
+void add_point(nlohmann::json& j, const Point& p) {
+  j["step"] = p.step;
+  j["time"] = p.time;
+  j["energy"] = finite_or_null(p.d.total());
+  j["kinetic"] = finite_or_null(p.d.kinetic);
+  j["potential"] = finite_or_null(p.d.potential);
+  j["momentum"] = {finite_or_null(p.d.px), finite_or_null(p.d.py), finite_or_null(p.d.pz)};
+  j["energy_drift"] = finite_or_null(p.drift);
+}
+
+template <class Real, class Space, class Map>
+Report run_map(const Space& space, const Map& map, const Options& o, const Input& in, const app::Ranks& ranks,
+               app::Progress& progress, const app::Timer& total) {
+  using mem = typename Space::memory_space;
+  const index_t n = in.n;
+  const bool coulomb = o.params.law == nb::Law::coulomb;
+  const nb::State<Real, mem> s = nb::make_state<Real>(space, n, coulomb);
+  {
+    auto hx = Kokkos::create_mirror_view(Kokkos::HostSpace(), s.x);
+    auto hv = Kokkos::create_mirror_view(Kokkos::HostSpace(), s.v);
+    auto hm = Kokkos::create_mirror_view(Kokkos::HostSpace(), s.m);
+    auto hq = Kokkos::create_mirror_view(Kokkos::HostSpace(), s.q);
+    for (index_t i = 0; i < n; ++i) {
+      for (int c = 0; c < 3; ++c) {
+        hx(i, c) = static_cast<Real>(in.x[static_cast<std::size_t>(3 * i + c)]);
+        hv(i, c) = static_cast<Real>(in.v[static_cast<std::size_t>(3 * i + c)]);
+      }
+      hm(i) = static_cast<Real>(in.m[static_cast<std::size_t>(i)]);
+      if (coulomb) hq(i) = static_cast<Real>(in.q[static_cast<std::size_t>(i)]);
+    }
+    Kokkos::deep_copy(space, s.x, hx);
+    Kokkos::deep_copy(space, s.v, hv);
+    Kokkos::deep_copy(space, s.m, hm);
+    if (coulomb) Kokkos::deep_copy(space, s.q, hq);
+    space.fence();
+  }
+  const nb::Forces<Real, Space> f(space, o.params, s.m, s.q);
+  // MPI ranks: each its omega range (balanced by pairs), one sum of the
+  // accelerations per evaluation; every rank then holds all of them.
+  constexpr bool one_launch = !tdmaps::is_multi_launch_map_v<Map>;
+  tdmaps::OmegaRange range{};
+  if constexpr (one_launch) range = tdmaps::omega_range(map, ranks.rank(), ranks.size());
+  auto host_a = Kokkos::create_mirror_view(Kokkos::HostSpace(), s.a);
+  std::vector<double> sum(static_cast<std::size_t>(ranks.size() > 1 ? 4 * n : 0));
+  const auto forces = [&] {
+    if (ranks.size() == 1) {
+      f.compute(map, s.x, s.a, o.run.hints);
+      return;
+    }
+    Kokkos::deep_copy(space, s.a, nb::Accel<Real>{Real(0), Real(0), Real(0), Real(0)});
+    if constexpr (one_launch) f.add(map, range, s.x, s.a, o.run.hints);
+    Kokkos::deep_copy(space, host_a, s.a);
+    space.fence();
+    for (index_t i = 0; i < n; ++i) {
+      double* d = &sum[static_cast<std::size_t>(4 * i)];
+      d[0] = host_a(i).x, d[1] = host_a(i).y, d[2] = host_a(i).z, d[3] = host_a(i).e;
+    }
+    ranks.sum_f64(sum.data(), static_cast<std::int64_t>(sum.size()));
+    for (index_t i = 0; i < n; ++i) {
+      const double* d = &sum[static_cast<std::size_t>(4 * i)];
+      host_a(i) = nb::Accel<Real>{static_cast<Real>(d[0]), static_cast<Real>(d[1]), static_cast<Real>(d[2]),
+                                  static_cast<Real>(d[3])};
+    }
+    Kokkos::deep_copy(space, s.a, host_a);
+  };
+
+  Report rep;
+  const bool root = ranks.root();
+  if (o.steps == 0) {
+    rep.times = app::timed_runs("forces", o.run.repeat, false, ranks, progress, [&] {
+      forces();
+      space.fence();
+    });
+    rep.last.d = nb::diagnostics(space, s);
+    rep.e0 = rep.last.d.total();
+  } else {
+    // Snapshots: positions every --every steps from step 0, written as the
+    // run goes into a temporary file, named only once complete.
+    std::unique_ptr<app::OutputFile> snap;
+    std::vector<double> frame;
+    auto host_x = Kokkos::create_mirror_view(Kokkos::HostSpace(), s.x);
+    const auto snapshot = [&] {
+      if (!snap) return;
+      Kokkos::deep_copy(space, host_x, s.x);
+      space.fence();
+      for (index_t i = 0; i < n; ++i)
+        for (int c = 0; c < 3; ++c) frame[static_cast<std::size_t>(3 * i + c)] = static_cast<double>(host_x(i, c));
+      snap->write(frame.data(), static_cast<std::int64_t>(frame.size() * sizeof(double)));
+    };
+    if (root && !o.snapshots.empty()) {
+      const std::string header = app::npy_header<double>({frames(o), n, 3});
+      snap = std::make_unique<app::OutputFile>(
+          o.snapshots, static_cast<std::int64_t>(header.size()) + frames(o) * n * 24);
+      snap->write(header.data(), static_cast<std::int64_t>(header.size()));
+      frame.resize(static_cast<std::size_t>(3 * n));
+    }
+    double sum_s = 0, best = std::numeric_limits<double>::infinity();
+    const auto point = [&](std::int64_t step) {
+      Point p;
+      p.step = step;
+      p.time = static_cast<double>(step) * o.dt;
+      p.d = nb::diagnostics(space, s);
+      if (step == 0) rep.e0 = p.d.total();
+      p.drift = rep.e0 != 0 ? (p.d.total() - rep.e0) / std::fabs(rep.e0) : std::nan("");
+      rep.last = p;
+      if (!root) return;
+      if (o.run.json) {
+        app::Timing t;
+        t.runs = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(step, std::numeric_limits<int>::max())));
+        t.ms_mean = step > 0 ? 1e3 * sum_s / static_cast<double>(step) : 0;
+        t.ms_min = step > 0 ? 1e3 * best : 0;
+        nlohmann::json j = header_json(o, in, t, 1e3 * total.seconds(), ranks.size(), "nbody_step");
+        add_point(j, p);
+        app::print_json_line(j);
+      } else {
+        std::cout << "step " << step << "  t " << g(p.time) << "  E " << g(p.d.total()) << "  K " << g(p.d.kinetic)
+                  << "  U " << g(p.d.potential) << "  P (" << g(p.d.px) << ", " << g(p.d.py) << ", " << g(p.d.pz)
+                  << ")  dE/|E0| " << g(p.drift) << std::endl;
+      }
+    };
+    forces();
+    point(0);
+    snapshot();
+    progress.phase("steps", o.steps, app::Progress::Unit::runs);
+    for (std::int64_t step = 1; step <= o.steps; ++step) {
+      ranks.barrier();
+      app::Timer timer;
+      nb::leapfrog_step(space, s, o.dt, forces);
+      space.fence();
+      const double t = timer.seconds();
+      sum_s += t;
+      best = std::min(best, t);
+      progress.advance(step);
+      if (step % o.every == 0 || step == o.steps) {
+        point(step);
+        if (step % o.every == 0) snapshot();
+      }
+    }
+    progress.done();
+    rep.times.runs = static_cast<int>(std::min<std::int64_t>(o.steps, std::numeric_limits<int>::max()));
+    rep.times.ms_mean = 1e3 * sum_s / static_cast<double>(o.steps);
+    rep.times.ms_min = 1e3 * best;
+    if (snap) snap->commit();
+  }
+  if (!root || (o.output.empty() && o.forces.empty())) return rep;
+  app::Timer write_timer;
+  if (!o.output.empty()) {
+    auto hx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.x);
+    auto hv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.v);
+    std::vector<double> rows(static_cast<std::size_t>(n * nb::body_columns));
+    for (index_t i = 0; i < n; ++i) {
+      double* r = &rows[static_cast<std::size_t>(i * nb::body_columns)];
+      for (int c = 0; c < 3; ++c) r[c] = hx(i, c), r[4 + c] = hv(i, c);
+      r[3] = in.m[static_cast<std::size_t>(i)];
+    }
+    app::write_npy(o.output, rows.data(), {n, nb::body_columns});
+  }
+  if (!o.forces.empty()) {
+    Kokkos::deep_copy(space, host_a, s.a);
+    space.fence();
+    std::vector<double> rows(static_cast<std::size_t>(4 * n));
+    for (index_t i = 0; i < n; ++i) {
+      double* r = &rows[static_cast<std::size_t>(4 * i)];
+      r[0] = host_a(i).x, r[1] = host_a(i).y, r[2] = host_a(i).z, r[3] = host_a(i).e;
+    }
+    app::write_npy(o.forces, rows.data(), {n, 4});
+  }
+  rep.times.ms_write = 1e3 * write_timer.seconds();
+  return rep;
+}
+
+void print_report(const Options& o, const Input& in, const Report& rep, double total_seconds, int ranks) {
+  const std::int64_t pairs = pair_count(in.n);
+  if (o.run.json) {
+    nlohmann::json j = header_json(o, in, rep.times, total_seconds * 1e3, ranks, "nbody");
+    add_point(j, rep.last);
+    j["steps"] = o.steps;
+    j["dt"] = o.steps > 0 ? nlohmann::json(o.dt) : nlohmann::json(nullptr);
+    j["G"] = o.params.law == nb::Law::gravity ? nlohmann::json(o.params.G) : nlohmann::json(nullptr);
+    j["softening"] = o.params.law != nb::Law::lennard_jones ? nlohmann::json(o.params.softening) : nlohmann::json(nullptr);
+    j["cutoff"] = o.params.law == nb::Law::lennard_jones ? finite_or_null(o.params.cutoff) : nlohmann::json(nullptr);
+    j["forces"] = app::string_or_null(o.forces);
+    j["snapshots"] = app::string_or_null(o.snapshots);
+    j["save_input"] = app::string_or_null(o.save_input);
+    app::print_json_line(j);
+    return;
+  }
+  std::cout << "tdmaps-nbody: n = " << in.n << " (" << in.source << "), law " << nb::law_name(o.params.law)
+            << ", precision " << o.precision << ", map " << o.spec.label() << ", block " << o.block << ", backend "
+            << Kokkos::DefaultExecutionSpace::name() << "\n";
+  if (o.steps == 0)
+    std::cout << "energy: " << g(rep.last.d.total()) << " (kinetic " << g(rep.last.d.kinetic) << ", potential "
+              << g(rep.last.d.potential) << ")\n";
+  else
+    std::cout << "steps: " << o.steps << " of dt " << g(o.dt) << "; energy drift " << g(rep.last.drift) << "\n";
+  std::cout << "pairs: " << pairs << " per force evaluation\n";
+  std::string outputs = o.output;
+  for (const std::string* p : {&o.forces, &o.snapshots})
+    if (!p->empty()) outputs += (outputs.empty() ? "" : ", ") + *p;
+  app::print_times(rep.times, pairs, o.steps > 0 ? "pairs (per step)" : "pairs", outputs, "", total_seconds * 1e3);
+}
+
+app::RunFacts run_facts(const Options& o, index_t n) {
+  app::RunFacts f;
+  f.add("--law", o.law_text).add("--precision", o.precision).add("--map", o.spec.label()).add("--block", o.block);
+  f.add_real("--G", o.params.G).add_real("--softening", o.params.softening).add_real("--sigma", o.params.sigma);
+  f.add_real("--epsilon", o.params.epsilon).add_real("--cutoff", o.params.cutoff).add_real("--k", o.params.k);
+  f.add("--steps", o.steps).add_real("--dt", o.dt).add("--every", o.every).add("--repeat", o.run.repeat).add("n", n);
+  if (o.in.input.empty()) f.add("--seed", std::to_string(o.in.seed)).add("input checksum", o.plummer_n > 0 ? "plummer" : "random");
+  else f.add("--seed", "not used").add_file("input checksum", o.in.input);
+  return f;
+}
+
+int nbody_main(int argc, char* argv[], const app::Ranks& ranks) {
+  app::Timer total_timer;
+  const app::SplitArgs args = app::start_tool("nbody", argc, argv);
+  Options o;
+  CLI::App cli{"tdmaps-nbody: direct-sum N-body on the triangle of a tdmaps map: each pair evaluated once and its "
+               "force applied to both ends. Accelerations and potential energy under gravity (Plummer softening), "
+               "Lennard-Jones (cut and shifted) or Coulomb; leapfrog kick-drift-kick time stepping.",
+               "tdmaps-nbody"};
+  cli.set_version_flag("--version", std::string("tdmaps-nbody ") + app::version());
+  auto* random = app::add_input_options(
+      cli, o.in,
+      "bodies from a .npy (float64/float32, C order) or .csv file: n rows of x, y, z, m (4 columns), with vx, vy, vz "
+      "(7); with --law coulomb one more column, the charge q",
+      "N bodies uniform in [0, N^(1/3))^3 at rest, masses 1/N (gravity) or 1; charges +1, -1 alternating");
+  auto* plummer = cli.add_option("--plummer", o.plummer_text,
+                                 "a Plummer sphere of N bodies in Henon units (G = M = 1, E = -1/4), masses 1/N");
+  plummer->excludes(random)->excludes(cli.get_option("--input"));
+  auto* seed = cli.get_option("--seed");
+  seed->remove_needs(random);
+  seed->description("seed of --random or --plummer, 0 to 2^64 - 1 (default 1)");
+  cli.add_option("--save-input", o.save_input,
+                 "write the generated bodies to FILE.npy, (n, 7) float64 x, y, z, m, vx, vy, vz");
+  cli.add_option("--law", o.law_text, "gravity, lj (Lennard-Jones) or coulomb")->capture_default_str();
+  cli.add_option("--G", o.g_text, "gravity: the constant G (default 1)");
+  cli.add_option("--softening", o.softening_text, "gravity, coulomb: Plummer softening eps, r^2 -> r^2 + eps^2 (default 0)");
+  cli.add_option("--sigma", o.sigma_text, "lj: sigma (default 1)");
+  cli.add_option("--epsilon", o.epsilon_text, "lj: the well depth epsilon (default 1)");
+  cli.add_option("--cutoff", o.cutoff_text, "lj: pairs at r >= CUTOFF add nothing, energy shifted to 0 there (default none)");
+  cli.add_option("--k", o.k_text, "coulomb: the constant k (default 1)");
+  cli.add_option("--precision", o.precision, "the pair terms and the state in fp64 or fp32 (diagnostics in fp64)")
+      ->check(CLI::IsMember({"fp64", "fp32"}))
+      ->capture_default_str();
+  cli.add_option("--steps", o.steps_text, "leapfrog steps (default 0: one force evaluation, timed --repeat times)");
+  cli.add_option("--dt", o.dt_text, "the time step (needed with --steps)");
+  cli.add_option("--every", o.every_text, "report (and snapshot) every K steps (default steps / 10)");
+  cli.add_option("--snapshots", o.snapshots, "write the positions every --every steps from step 0 to FILE.npy, (frames, n, 3) float64");
+  cli.add_option("--output", o.output, "write the final state to FILE.npy, (n, 7) float64 x, y, z, m, vx, vy, vz");
+  cli.add_option("--forces", o.forces, "write the final accelerations and energy shares to FILE.npy, (n, 4) float64 ax, ay, az, e");
+  app::add_map_options(cli, o.spec, o.block);
+  app::add_run_options(cli, o.run, "timed force evaluations without --steps (best and mean are reported)");
+  cli.footer(
+      "Examples:\n"
+      "  tdmaps-nbody --plummer 16384 --softening 0.01 --steps 1000 --dt 0.001 --every 100\n"
+      "  tdmaps-nbody --random 65536 --precision fp32 --repeat 5 --json\n"
+      "  tdmaps-nbody --input bodies.npy --law lj --cutoff 2.5 --steps 100 --dt 1e-3 --snapshots x.npy\n"
+      "  tdmaps-nbody --plummer 4096 --law coulomb --softening 0.05 --forces f.npy\n"
+      "\n"
+      "Each pair i > j is evaluated once; a step is kick (dt / 2), drift (dt), forces, kick (dt / 2). The energy\n"
+      "shares e (--forces) sum to the potential energy. Bodies at the same position are an error unless softened\n"
+      "(gravity, coulomb). n = 1 is allowed (no pairs); n = 0 is an error.\n"
+      "Warnings go to stderr, or with --json to the line's \"warnings\" array; --quiet drops them.\n" +
+      std::string(app::conventions_help()));
+  if (const auto status = app::parse_command_line(cli, args.rest)) return *status;
+  check_options(o);
+  app::configure_warnings(o.run.json, o.run.quiet || !ranks.root());
+  const std::string map_name = tdmaps::canonical_map_name(o.spec.map);
+  if (map_name == "utm")
+    throw app::UsageError("--map utm is a thread-space map; the pair walk needs blocks (bb, hadouken, lambda, rb, rec)");
+  if (ranks.size() > 1 && map_name != "lambda" && map_name != "bb")
+    throw app::UsageError("MPI ranks split the omega range of a one-launch map (--map lambda or bb), not --map " +
+                          o.spec.map);
+
+  using Space = Kokkos::DefaultExecutionSpace;
+  app::Matrix<double> file;
+  const index_t n = input_rows(o, file);
+  check_sizes<Space::memory_space>(o, n, false);
+  if (ranks.size() > 1) ranks.set_run_facts(run_facts(o, n));
+  const app::KokkosScope kokkos(argv[0], app::rank_device_args(ranks, args.kokkos));
+  check_sizes<Space::memory_space>(o, n, true);
+  app::Progress progress(o.run.quiet || o.run.json || !ranks.root());
+  const Input in = load(o, file);
+  ranks.agree();  // every check above passed on every rank; no work before
+  if (!o.save_input.empty() && ranks.root()) {
+    std::vector<double> rows(static_cast<std::size_t>(n * nb::body_columns));
+    for (index_t i = 0; i < n; ++i) {
+      double* r = &rows[static_cast<std::size_t>(i * nb::body_columns)];
+      for (int c = 0; c < 3; ++c) r[c] = in.x[static_cast<std::size_t>(3 * i + c)], r[4 + c] = in.v[static_cast<std::size_t>(3 * i + c)];
+      r[3] = in.m[static_cast<std::size_t>(i)];
+    }
+    app::write_npy(o.save_input, rows.data(), {n, nb::body_columns});
+  }
+  if (n == 1) app::warning("1 body has no pairs: its acceleration and the potential energy are 0");
+  const Space space;
+  const tdmaps::Domain2 domain(n, o.block, tdmaps::Triangle::strict_lower);
+  Report rep;
+  tdmaps::with_map(
+      o.spec, domain,
+      [&](auto map) {
+        using Map = decltype(map);
+        if constexpr (tdmaps::is_block_space_map_v<Map>) {
+          rep = o.precision == "fp32" ? run_map<float>(space, map, o, in, ranks, progress, total_timer)
+                                    : run_map<double>(space, map, o, in, ranks, progress, total_timer);
+        }
+      },
+      true);
+  if (!ranks.root()) return 0;
+  if (!std::isfinite(rep.last.d.total()))
+    app::warning("the energy is not finite: a pair term overflowed the precision (bodies too close for " +
+                 o.precision + "; --softening, or fp64)");
+  print_report(o, in, rep, total_timer.seconds(), ranks.size());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  app::Ranks ranks(argc, argv);  // MPI_Init under mpirun, before Kokkos
+  return ranks.run([&] { return nbody_main(argc, argv, ranks); });
+}
