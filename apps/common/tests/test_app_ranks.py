@@ -1,13 +1,16 @@
-"""tdmaps-collide and tdmaps-triplets on MPI ranks (each rank its omega range
+"""tdmaps-collide, tdmaps-triplets and tdmaps-nbody on MPI ranks (each rank its omega range
 of the map's league, the results met on rank 0) against one process of the
 same tool: every collide result file byte for byte (count, flags, rowflags,
 tileflags, intflags, pairs) for lambda, bb and rb with the tile and element
 kernels on 2 and 3 ranks; the ATM energy to 1e-12 relative and the per-particle shares to
 1e-12 of the largest, lambda3 and bb3; on 1, 2 and 3 ranks. Also the maps and
 kernels ranks cannot split (a usage error, printed once) and the JSON's
-"ranks". Small inputs, one OpenMP thread per rank, every run under a timeout.
+"ranks". tdmaps-nbody (when given): a few leapfrog steps of a Plummer
+sphere on 2 and 3 ranks (one sum of the accelerations per step), the final
+state and forces to 1e-12 of one process's, lambda and bb, fp64. Small
+inputs, one OpenMP thread per rank, every run under a timeout.
 
-    TDMAPS_TEST_MPIRUN=mpirun python3 test_app_ranks.py <tdmaps-collide> <tdmaps-triplets>
+    TDMAPS_TEST_MPIRUN=mpirun python3 test_app_ranks.py <tdmaps-collide> <tdmaps-triplets> [<tdmaps-nbody>]
 """
 import os
 import sys
@@ -19,6 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import clitest  # noqa: E402
 
 COLLIDE, TRIPLETS = sys.argv[1], sys.argv[2]
+NBODY = sys.argv[3] if len(sys.argv) > 3 else None
 MPIRUN = os.environ.get("TDMAPS_TEST_MPIRUN", "")
 if not MPIRUN:
     print("test_app_ranks: this build has no MPI (TDMAPS_TEST_MPIRUN unset): nothing to check")
@@ -105,4 +109,31 @@ for m, block in [("lambda3", 4), ("bb3", 2), ("lambda3", 8)]:
             clitest.check(a.shape == b.shape and np.max(np.abs(a - b)) <= 1e-12 * np.max(np.abs(b)),
                           what + ": shares to 1e-12 of the largest")
             clitest.check(j["ranks"] == p, what + ": JSON ranks")
+
+# nbody: leapfrog steps, each rank its omega range, the accelerations summed every step.
+if NBODY:
+    for m, block in [("lambda", 32), ("bb", 8)]:
+        base = ["--plummer", 150, "--seed", 3, "--softening", "0.02", "--steps", 6, "--dt", "0.01", "--every", 3,
+                "--map", m, "--block", block, "--json"]
+        ref_state, ref_forces = os.path.join(tmp, f"n_ref_{m}.npy"), os.path.join(tmp, f"n_ref_f_{m}.npy")
+        rc, out, err = clitest.run(NBODY, base + ["--output", ref_state, "--forces", ref_forces], ENV)
+        clitest.check(rc == 0, f"nbody {m} one process", err)
+        ref = json_line(out)
+        for p in (2, 3):
+            st, fo = os.path.join(tmp, f"n_{p}_{m}.npy"), os.path.join(tmp, f"n_{p}_f_{m}.npy")
+            rc, out, err = ranks(p, NBODY, base + ["--output", st, "--forces", fo])
+            j = json_line(out)
+            what = f"nbody {m} on {p} ranks"
+            clitest.check(rc == 0 and j is not None, what + " runs", err)
+            if j is None or ref is None:
+                continue
+            clitest.check(j["ranks"] == p and abs(j["energy"] - ref["energy"]) <= 1e-12 * abs(ref["energy"]),
+                          what + f": energy {j['energy']!r} == {ref['energy']!r} to 1e-12")
+            clitest.check(len([ln for ln in out.splitlines() if ln.startswith("{")]) == 4, what + ": 3 reports + 1")
+            for a, b, name in ((np.load(st), np.load(ref_state), "state"), (np.load(fo), np.load(ref_forces), "forces")):
+                clitest.check(a.shape == b.shape and np.max(np.abs(a - b)) <= 1e-12 * np.max(np.abs(b)),
+                              what + f": final {name} to 1e-12 of the largest")
+    rc, out, err = ranks(2, NBODY, ["--random", 50, "--map", "rec"])
+    clitest.check(rc != 0 and err.count("tdmaps-nbody: error:") == 1 and "one-launch" in err,
+                  "nbody --map rec on 2 ranks: one clear usage error", err)
 sys.exit(clitest.summary())
