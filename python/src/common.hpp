@@ -4,7 +4,7 @@
 // What the bindings share: the execution space, the thread every Kokkos call
 // of the module runs on, the exception for "does not fit in memory", the
 // checks of the option strings (with the CLIs' wording), and the binders of
-// the two apps.
+// the apps.
 
 #include "arrays.hpp"
 #include "common/sizes.hpp"
@@ -141,6 +141,7 @@ void bind_pdist(pybind11::module_& m);
 void bind_collide(pybind11::module_& m);
 void bind_reduce(pybind11::module_& m);
 void bind_triplets(pybind11::module_& m);
+void bind_nbody(pybind11::module_& m);
 void bind_small(pybind11::module_& m);
 
 }  // namespace python

@@ -89,5 +89,6 @@ PYBIND11_MODULE(_tdmaps, m) {
   tdmaps::python::bind_collide(m);
   tdmaps::python::bind_reduce(m);
   tdmaps::python::bind_triplets(m);
+  tdmaps::python::bind_nbody(m);
   tdmaps::python::bind_small(m);
 }

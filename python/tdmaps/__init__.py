@@ -1,6 +1,6 @@
-"""tdmaps: pairwise distances, all-pairs collision detection and three-body
-sums on triangular and tetrahedral Kokkos maps (the EDM, collision and
-triplets apps of the tdmaps C++ library).
+"""tdmaps: pairwise distances, all-pairs collision detection, N-body forces
+and three-body sums on triangular and tetrahedral Kokkos maps (the EDM,
+collision, N-body and triplets apps of the tdmaps C++ library).
 
     import numpy as np, tdmaps
     X = np.random.rand(10000, 3)
@@ -9,6 +9,7 @@ triplets apps of the tdmaps C++ library).
     dist, idx = tdmaps.nearest_neighbour(X)   # each point's nearest other point
     k = tdmaps.collide(spheres)               # colliding pairs of (n, 4) x, y, z, r
     e = tdmaps.atm_energy(X, cutoff=2.5)      # the Axilrod-Teller-Muto three-body energy
+    a = tdmaps.nbody_accelerations(X, m)      # direct-sum gravity (also "lj", "coulomb")
 
 The values: tdmaps.backend (Kokkos' execution space), tdmaps.maps (the 2-D
 maps' names, map=), tdmaps.maps3 (atm_energy's 3-D maps), tdmaps.__version__;
@@ -37,8 +38,8 @@ except ImportError as _e:
     ) from _e
 
 __all__ = [
-    "pdist", "pair_histogram", "nearest_neighbour", "count_within", "collide", "atm_energy", "info", "maps",
-    "maps3", "backend", "TooLarge",
+    "pdist", "pair_histogram", "nearest_neighbour", "count_within", "collide", "atm_energy", "nbody_accelerations",
+    "info", "maps", "maps3", "backend", "TooLarge",
 ]
 __version__ = _tdmaps.__version__  # the project's one version: CMake's project(VERSION), as the CLIs' --version
 
@@ -76,4 +77,4 @@ maps3 = ("bb3", "lambda3")  # the 3-D maps atm_energy's map= takes (tdmaps-tripl
 
 
 from ._edm import count_within, nearest_neighbour, pair_histogram, pdist  # noqa: E402
-from ._apps import atm_energy, collide  # noqa: E402
+from ._apps import atm_energy, collide, nbody_accelerations  # noqa: E402

@@ -1,4 +1,7 @@
-"""The collision and triplets apps' functions: collide and atm_energy."""
+"""The collision, triplets and N-body apps' functions: collide, atm_energy
+and nbody_accelerations."""
+
+import math as _math
 
 from . import _tdmaps
 from ._args import (_PRECISIONS, _allocator, _check_bool, _check_int, _check_real, _check_str, _converted,
@@ -164,3 +167,126 @@ def atm_energy(
 
         warnings.warn("tdmaps.atm_energy: the energy is NaN: %s" % _shared_position(X), RuntimeWarning, stacklevel=2)
     return result
+
+
+def nbody_accelerations(
+    X,
+    m,
+    q=None,
+    *,
+    law="gravity",
+    G=1.0,
+    softening=0.0,
+    sigma=1.0,
+    epsilon=1.0,
+    cutoff=_math.inf,
+    k=1.0,
+    precision=None,
+    map="lambda",
+    block=32,
+    potential=False,
+    out=None,
+    copy=False,
+):
+    """Direct-sum N-body accelerations of n bodies under a pair law (the
+    tdmaps-nbody CLI's force evaluation, apps/nbody), each pair evaluated
+    once and applied to both ends.
+
+    nbody_accelerations(X, m, q=None, *, law="gravity", G=1.0, softening=0.0,
+                        sigma=1.0, epsilon=1.0, cutoff=inf, k=1.0,
+                        precision=None, map="lambda", block=32,
+                        potential=False, out=None, copy=False)
+        -> ndarray | (ndarray, ndarray)
+
+    a_i = sum over j != i of F_ij / m_i, the pair energies u_ij at separation
+    r = |x_i - x_j| (F_ij = -grad_i u_ij):
+
+        "gravity"   u = -G m_i m_j / sqrt(r^2 + softening^2)
+        "lj"        u = 4 epsilon ((sigma/r)^12 - (sigma/r)^6) - u(cutoff)
+                    for r < cutoff, else 0 (shifted to 0 at the cutoff;
+                    cutoff=inf: every pair, no shift)
+        "coulomb"   u = k q_i q_j / sqrt(r^2 + softening^2)
+
+    Parameters
+    ----------
+    X : (n, 3) float32 or float64 array, C order, read in place
+        Positions, n >= 1: a NumPy array (or any buffer) on the host; on a
+        CUDA build also a device array (__cuda_array_interface__,
+        __dlpack__: PyTorch, CuPy). copy=True converts other dtypes to
+        float64 and other orders to C order; lists are converted.
+    m : (n,) float32 or float64 array
+        Masses, finite and > 0 (converted to the run's precision; on the host
+        or on X's device).
+    q : (n,) float32 or float64 array, or None
+        Charges, finite: required by law="coulomb", refused by the others.
+    law : "gravity", "lj" or "coulomb"
+    G, k : float, finite, > 0
+        Gravity's and Coulomb's constants.
+    softening : float, finite, >= 0
+        Gravity's and Coulomb's softening length (Plummer); ignored by "lj".
+    sigma, epsilon : float, finite, > 0
+        Lennard-Jones' length and well depth.
+    cutoff : float > 0, or inf (none)
+        Lennard-Jones' cutoff, decided in the run's precision.
+    precision : None, "fp64" or "fp32"
+        The precision of the terms and sums; None: X's dtype. Another
+        precision than X's dtype converts X (a copy; values beyond float32's
+        range raise ValueError for "fp32").
+    map, block : the CLI's --map (a block-space map: bb, hadouken, lambda, rb,
+        rec) and --block (8, 16, 32).
+    potential : bool
+        Also return each body's share of the potential energy: half of each
+        of its pairs' u (the shares sum to the potential energy).
+    out : None, or an (n, 3) array of the result's dtype where X lies,
+        filled with the accelerations and returned.
+
+    Returns
+    -------
+    acc : (n, 3) accelerations in the run's dtype (float64 for fp64, float32
+    for fp32), where X lies (NumPy for host input, X's library on X's device
+    otherwise); or (acc, e) with potential=True, e the (n,) shares. n = 1
+    gives zeros.
+
+    Raises
+    ------
+    TypeError: X, m or q of another dtype (float32 / float64 only, or
+        copy=True), not an array, q missing for "coulomb", options of the
+        wrong type, an unknown keyword.
+    ValueError: X not (n, 3) or not in C order, n = 0, m or q not (n,),
+        NaN or infinite coordinates, masses or charges, a mass <= 0, two
+        bodies at the same position where the law is infinite there
+        (gravity and Coulomb without softening, Lennard-Jones always), q
+        given for another law than "coulomb", a parameter out of its range,
+        an unknown law / map / precision, a block other than 8, 16, 32, a
+        bad out.
+    TooLarge (a MemoryError): the workspace does not fit the free memory.
+
+    Example
+    -------
+    >>> import numpy as np, tdmaps
+    >>> X = np.array([[0.0, 0, 0], [1, 0, 0]])
+    >>> a, e = tdmaps.nbody_accelerations(X, np.array([1.0, 3.0]), potential=True)
+    >>> a.tolist(), e.tolist()
+    ([[3.0, 0.0, 0.0], [-1.0, 0.0, 0.0]], [-1.5, -1.5])
+    """
+    law = _check_str("law", law)
+    G, softening, sigma, epsilon, cutoff, k = (
+        _check_real(name, v)
+        for name, v in (("G", G), ("softening", softening), ("sigma", sigma), ("epsilon", epsilon),
+                        ("cutoff", cutoff), ("k", k))
+    )
+    potential = _check_bool("potential", potential)
+    if precision is not None:
+        _check_str("precision", precision)
+        if precision not in _PRECISIONS:
+            raise ValueError("precision '%s': unknown (known: fp64, fp32)" % precision)
+    map, block = _check_str("map", map), _check_int("block", block, 32)
+    X = _points(X, copy)
+    if copy or isinstance(m, (list, tuple)):
+        m = _converted(m, ("float32", "float64"), "float64", "m")
+    if q is not None and (copy or isinstance(q, (list, tuple))):
+        q = _converted(q, ("float32", "float64"), "float64", "q")
+    if precision is not None:
+        X = _with_precision(X, precision)
+    return _tdmaps.nbody_accelerations(X, m, q, law, G, softening, sigma, epsilon, cutoff, k, potential, out,
+                                       _allocator(X), map, block)

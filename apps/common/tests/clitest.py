@@ -50,7 +50,7 @@ def _session_root():
     return _SESSION_ROOT
 
 
-def env_with(extra=None):
+def env_with(extra=None, session_base=True):
     """The tools' environment: OpenMP threads unbound and two of them (the
     caller's own OMP_* settings win), then `extra`. Open MPI (a tool built
     with MPI): a run without mpirun, a singleton, starts no daemon
@@ -61,13 +61,16 @@ def env_with(extra=None):
     same for all of them, and one that starts while another creates or
     removes it fails in MPI_Init ("File exists"): each call gets a
     temporary directory of its own as the session base
-    (orte_tmpdir_base), removed when the test script exits. The caller's
-    own OMPI_MCA_* settings win too."""
+    (orte_tmpdir_base), removed when the test script exits. Not with
+    session_base=False: an environment shared by several mpirun at once,
+    which would race to create the base's first directory (each mpirun
+    job has a session directory of its own under the system's base). The
+    caller's own OMPI_MCA_* settings win too."""
     env = dict(os.environ)
     env.setdefault("OMP_PROC_BIND", "false")
     env.setdefault("OMP_NUM_THREADS", "2")
     env.setdefault("OMPI_MCA_ess_singleton_isolated", "1")
-    if "OMPI_MCA_orte_tmpdir_base" not in env:
+    if session_base and "OMPI_MCA_orte_tmpdir_base" not in env:
         env["OMPI_MCA_orte_tmpdir_base"] = tempfile.mkdtemp(dir=_session_root())
     env.setdefault("OMPI_MCA_pml", "ob1")
     if extra:

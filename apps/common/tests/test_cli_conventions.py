@@ -2,7 +2,7 @@
 """The conventions every tdmaps CLI follows (apps/common/cli.hpp), checked on
 every tool.
 
-Usage: test_cli_conventions.py PATH/TO/tdmaps-edm PATH/TO/tdmaps-collide [PATH/TO/tdmaps-triplets]
+Usage: test_cli_conventions.py PATH/TO/tdmaps-edm PATH/TO/tdmaps-collide [PATH/TO/tdmaps-triplets [PATH/TO/tdmaps-nbody]]
 
 - An interrupt (SIGINT, SIGTERM, SIGHUP) during the write phase leaves no
   output and no temporary file, through the unnamed-file path (O_TMPFILE) and
@@ -40,7 +40,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import clitest  # noqa: E402
 from clitest import check, env_with, run  # noqa: E402
 
-EDM = COLLIDE = TRIPLETS = None
+EDM = COLLIDE = TRIPLETS = NBODY = None
 
 COMMON_KEYS = set(clitest.SCHEMA["required"])
 
@@ -155,6 +155,10 @@ def same_file_refused(tmp):
     modes += [(COLLIDE, sph, ["--result", r]) for r in ("flags", "rowflags", "tileflags", "pairs", "intflags")]
     if TRIPLETS:
         modes += [(TRIPLETS, par, []), (TRIPLETS, par, ["--kernel", "dummy3"])]
+    if NBODY:
+        bod = os.path.join(tmp, "bod.npy")
+        np.save(bod, np.hstack([rng.random((30, 3)) * 4, np.ones((30, 1))]))
+        modes += [(NBODY, bod, []), (NBODY, bod, ["--steps", 2, "--dt", "0.01"])]
     for exe, inp, extra in modes:
         base = os.path.basename(inp)
         before = open(inp, "rb").read()
@@ -174,7 +178,7 @@ def same_file_refused(tmp):
             check(time.monotonic() - t0 < 60, f"{label}: refused within a minute (a guard against a hang: the check runs before Kokkos starts)")
             check(open(inp, "rb").read() == before and os.path.islink(link), f"{label}: the input changed")
         # Two outputs of one run that are one file (neither exists yet).
-    for exe in (COLLIDE,) + ((TRIPLETS,) if TRIPLETS else ()):
+    for exe in (COLLIDE,) + ((TRIPLETS,) if TRIPLETS else ()) + ((NBODY,) if NBODY else ()):
         args = ["--random", 20, "--save-input", os.path.join(tmp, "s.npy"), "--output",
                 os.path.join(tmp, "sub", "..", "s.npy")] + (["--result", "flags"] if exe == COLLIDE else [])
         rc, _, err = run(exe, args)
@@ -217,13 +221,15 @@ def values_as_typed(tmp):
 
 
 def main():
-    global EDM, COLLIDE, TRIPLETS
-    if len(sys.argv) not in (3, 4):
+    global EDM, COLLIDE, TRIPLETS, NBODY
+    if len(sys.argv) not in (3, 4, 5):
         print(__doc__)
         return 2
     EDM, COLLIDE = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    TRIPLETS = os.path.abspath(sys.argv[3]) if len(sys.argv) == 4 else None
+    TRIPLETS = os.path.abspath(sys.argv[3]) if len(sys.argv) >= 4 else None
+    NBODY = os.path.abspath(sys.argv[4]) if len(sys.argv) == 5 else None
     tools = ((EDM, "tdmaps-edm"), (COLLIDE, "tdmaps-collide")) + (((TRIPLETS, "tdmaps-triplets"),) if TRIPLETS else ())
+    tools += ((NBODY, "tdmaps-nbody"),) if NBODY else ()
 
     # ---- interrupts during the write phase
     with tempfile.TemporaryDirectory() as tmp:
@@ -269,6 +275,10 @@ def main():
             runs += [(TRIPLETS, "tdmaps-triplets", ["--random", 100, "--json"]),
                      (TRIPLETS, "tdmaps-triplets", ["--random", 100, "--json", "--output", quote, "--precision", "fp32"]),
                      (TRIPLETS, "tdmaps-triplets", ["--random", 60, "--json", "--kernel", "dummy3", "--output", tab])]
+        if NBODY:
+            runs += [(NBODY, "tdmaps-nbody", ["--random", 100, "--json"]),
+                     (NBODY, "tdmaps-nbody", ["--plummer", 100, "--json", "--output", tab, "--precision", "fp32"]),
+                     (NBODY, "tdmaps-nbody", ["--random", 60, "--json", "--law", "lj", "--output", quote])]
         runs += [(EDM, "tdmaps-edm", ["--random", 300, "--json", "--layout", "packed", "--max-device-memory", "64K"]),
                  (EDM, "tdmaps-edm", ["--random", 200, "--json", "--reduce", "hist", "--rmax", 1]),
                  (EDM, "tdmaps-edm", ["--random", 200, "--json", "--reduce", "nn", "--output", tab]),
@@ -326,6 +336,14 @@ def main():
                 (TRIPLETS, ["--input", tmp], 1, ["is a directory"]),
                 (TRIPLETS, ["--random", "2000000", "--kernel", "dummy3", "--output", big], 1,
                  ["dummy3 output", "host memory"]),
+            ]
+        if NBODY:
+            cases += [
+                (NBODY, ["--random", "0"], 2, ["--random 0"]),
+                (NBODY, ["--random", "10", "--G", "x"], 2, ["--G x"]),
+                (NBODY, ["--random", "10", "--kokkos-frobnicate"], 2, ["--kokkos-frobnicate"]),
+                (NBODY, ["--input", tmp], 1, ["is a directory"]),
+                (NBODY, ["--random", "2000000000", "--output", big], 1, ["host memory", "available"]),
             ]
         for exe, args, status, words in cases:
             tool = os.path.basename(exe)

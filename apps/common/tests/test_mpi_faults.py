@@ -27,7 +27,7 @@ TOOL = os.path.basename(EXE)
 MPIRUN = os.environ.get("TDMAPS_TEST_MPIRUN", "")
 TMP = tempfile.mkdtemp(prefix="tdmaps_mpi_faults_")
 MPI = clitest.mpirun_argv(MPIRUN)
-ENV = clitest.env_with(clitest.MPIRUN_ENV)
+ENV = clitest.env_with(clitest.MPIRUN_ENV, session_base=False)  # shared by concurrent mpirun
 check = clitest.check
 CLEAN_WITHIN_S = 5  # after the run has ended, every temporary is gone within this
 
