@@ -178,11 +178,13 @@ class Forces {
   }
 
  private:
+  /// The Kokkos label of the launches.
   template <class Map>
   static std::string label(const Map&) {
     return std::string("tdmaps::nbody::accelerations::") + Map::name;
   }
 
+  /// Throws std::invalid_argument unless x, acc, the masses and the map's domain have one size.
   template <class Map>
   void check(const Map& map, const positions_type& x, const accel_type& acc) const {
     const index_t n = size();
@@ -192,6 +194,7 @@ class Forces {
                                   std::to_string(map.domain.n) + " points; all must be equal");
   }
 
+  /// f(kernel) with the pair kernel of the law (forces.hpp) on positions x.
   template <class F>
   void with_kernel(const positions_type& x, F&& f) const {
     const ForceParams& p = params_;
@@ -222,9 +225,11 @@ class Forces {
     }
   }
 
-  ExecSpace space_;
-  ForceParams params_;
-  scalars_type m_, q_, minv_;
+  ExecSpace space_;           ///< where the launches run
+  ForceParams params_;        ///< the law and its parameters (checked)
+  scalars_type m_;            ///< masses
+  scalars_type q_;            ///< charges (Coulomb)
+  scalars_type minv_;         ///< 1 / masses (Lennard-Jones, Coulomb)
 };
 
 /// \brief acc = the accelerations and energy shares of the bodies (x, m, q)
