@@ -152,6 +152,13 @@ Own options (LIST: comma-separated numbers or first:last:step ranges):
                         (default: lambda3_{cbrt,cardano,cardano_eps,fp64})
   --atm-n=LIST --atm-rho=LIST   the atm group (three-body energy; GPU default
                         n 1024,2048,3072,4096, block sides 8,4)
+  --nbody-n=LIST --nbody-rho=LIST --nbody-k=LIST   the nbody group (all-pairs
+                        forces: plain CUDA gems / square against the triangle
+                        under lambda and bb; GPU default n 16384,65536,262144,
+                        1048576, host 1024,2048,4096; block sides 32,16; blocks
+                        per team 0 = the library's default, suffix _k<K>)
+  --nbody-iters=K       timed iterations of an nbody case (default 5, 3 or 1
+                        by its size; each a batch of launches of >= 0.1 s)
   --iters=K             timed launches per case (GPU 20, host 5)
   --no-check            skip the output checks after timing
   --help, -h            this text (Kokkos' flags: --kokkos-help; Google
@@ -281,6 +288,28 @@ Options parse_options(int argc, char** argv, bool& show_help) {
     } else if (key == "--atm-n") {
       need_value();
       o.atm_n = parse_side3_list(key, value);
+    } else if (key == "--nbody-n") {
+      need_value();
+      o.nbody_n = parse_index_list(key, value);
+    } else if (key == "--nbody-rho") {
+      need_value();
+      o.nbody_rho = parse_int_list(key, value);
+    } else if (key == "--nbody-k") {
+      need_value();
+      o.nbody_k.clear();
+      for (const auto& item : parse_name_list(value)) {
+        const long long k = parse_integer(key, item);
+        if (k < 0 || k > tdmaps::max_blocks_per_team)
+          throw std::invalid_argument("--nbody-k: " + item + " is outside 0.." +
+                                      std::to_string(tdmaps::max_blocks_per_team));
+        o.nbody_k.push_back(static_cast<int>(k));
+      }
+      if (o.nbody_k.empty()) throw std::invalid_argument("--nbody-k: empty list");
+    } else if (key == "--nbody-iters") {
+      need_value();
+      const long long k = parse_integer(key, value);
+      if (k < 1 || k > 100000) throw std::invalid_argument(key + ": " + value + " is outside 1..100000");
+      o.nbody_iters = static_cast<int>(k);
     } else if (key == "--iters") {
       need_value();
       const long long k = parse_integer(key, value);
@@ -291,7 +320,7 @@ Options parse_options(int argc, char** argv, bool& show_help) {
       throw std::invalid_argument("unknown option '" + a + "' (see --help)");
     }
   }
-  for (const auto* list : {&o.rho, &o.edm_rho, &o.collision_rho, &o.launch_rho})
+  for (const auto* list : {&o.rho, &o.edm_rho, &o.collision_rho, &o.launch_rho, &o.nbody_rho})
     for (int r : *list)
       if (!tdmaps::is_valid_block_side(r))
         throw std::invalid_argument("block side " + std::to_string(r) + " is not one of 8, 16, 32");
@@ -321,6 +350,11 @@ Options parse_options(int argc, char** argv, bool& show_help) {
   if (o.atm_n.empty()) {
     if (on_gpu) o.atm_n = o.quick ? std::vector<index_t>{1024, 4096} : std::vector<index_t>{1024, 2048, 3072, 4096};
     else o.atm_n = o.quick ? std::vector<index_t>{64, 128} : std::vector<index_t>{64, 128, 256};
+  }
+  if (o.nbody_n.empty()) {
+    if (on_gpu)
+      o.nbody_n = o.quick ? std::vector<index_t>{16384, 65536} : std::vector<index_t>{16384, 65536, 262144, 1048576};
+    else o.nbody_n = o.quick ? std::vector<index_t>{1024} : std::vector<index_t>{1024, 2048, 4096};
   }
   if (!have_iters) o.iterations = on_gpu ? (o.quick ? 10 : 20) : (o.quick ? 3 : 5);
   if (!have_ceiling) o.ceiling_bytes = on_gpu ? (std::size_t(4) << 30) : (std::size_t(256) << 20);

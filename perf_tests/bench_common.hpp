@@ -61,6 +61,10 @@ struct Options {
   std::vector<std::string> maps3;    ///< 3-D map labels (MapSpec3::label()); empty: all
   std::vector<index_t> atm_n;        ///< particle counts of the atm group
   std::vector<int> atm_rho{8, 4};    ///< 3-D block sides of the atm group
+  std::vector<index_t> nbody_n;      ///< bodies of the nbody group
+  std::vector<int> nbody_rho{32, 16};  ///< block sides of the nbody group's triangle variants
+  std::vector<int> nbody_k{0};       ///< blocks per team of those (0: the library's default)
+  int nbody_iters = 0;               ///< timed iterations of an nbody case (0: by its size)
   int iterations = 20;               ///< timed launches per case
   bool check = true;                 ///< verify outputs after timing (errors counter)
   bool quick = false;
@@ -213,6 +217,7 @@ void register_edm_benchmarks(const Options& o);        // apps/edm (edm_benchmar
 void register_collision_benchmarks(const Options& o);  // apps/collision (collision_benchmarks.cpp)
 void register_bench3_benchmarks(const Options& o);     // dummy3, sink3, launch3 (bench3_benchmarks.cpp)
 void register_atm_benchmarks(const Options& o);        // apps/triplets (atm_benchmarks.cpp)
+void register_nbody_benchmarks(const Options& o);      // apps/nbody (nbody_benchmarks.cpp)
 
 }  // namespace tdmaps_bench
 

@@ -162,7 +162,7 @@ void register_map_benchmarks(const Options& o) {
 }  // namespace tdmaps_bench
 
 // Weak defaults for the groups whose translation units are not built (no
-// EDM / collision / triplets app yet, no CUDA).
+// EDM / collision / triplets / nbody app yet, no CUDA).
 #if !defined(TDMAPS_BENCH_HAVE_EDM)
 void tdmaps_bench::register_edm_benchmarks(const Options&) {}
 #endif
@@ -171,6 +171,9 @@ void tdmaps_bench::register_collision_benchmarks(const Options&) {}
 #endif
 #if !defined(TDMAPS_BENCH_HAVE_TRIPLETS)
 void tdmaps_bench::register_atm_benchmarks(const Options&) {}
+#endif
+#if !defined(TDMAPS_BENCH_HAVE_NBODY)
+void tdmaps_bench::register_nbody_benchmarks(const Options&) {}
 #endif
 
 int main(int argc, char** argv) {
@@ -206,6 +209,7 @@ int main(int argc, char** argv) {
         tdmaps_bench::register_collision_benchmarks(options);
         tdmaps_bench::register_bench3_benchmarks(options);
         tdmaps_bench::register_atm_benchmarks(options);
+        tdmaps_bench::register_nbody_benchmarks(options);
         benchmark::RunSpecifiedBenchmarks();
         benchmark::Shutdown();
       } catch (const std::exception& e) {

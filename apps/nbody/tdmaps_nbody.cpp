@@ -147,11 +147,9 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
     space.fence();
   }
   const nb::Forces<Real, Space> f(space, o.params, s.m, s.q);
-  // MPI ranks: each its omega range (balanced by pairs), one sum of the
-  // accelerations per evaluation; every rank then holds all of them.
+  // MPI ranks: each its part of the map's league (balanced by pairs), one
+  // sum of the accelerations per evaluation; every rank then holds all of them.
   constexpr bool one_launch = !tdmaps::is_multi_launch_map_v<Map>;
-  tdmaps::OmegaRange range{};
-  if constexpr (one_launch) range = tdmaps::omega_range(map, ranks.rank(), ranks.size());
   auto host_a = Kokkos::create_mirror_view(Kokkos::HostSpace(), s.a);
   std::vector<double> sum(static_cast<std::size_t>(ranks.size() > 1 ? 4 * n : 0));
   const auto forces = [&] {
@@ -160,7 +158,7 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
       return;
     }
     Kokkos::deep_copy(space, s.a, nb::Accel<Real>{Real(0), Real(0), Real(0), Real(0)});
-    if constexpr (one_launch) f.add(map, range, s.x, s.a, o.run.hints);
+    if constexpr (one_launch) f.add_part(map, ranks.rank(), ranks.size(), s.x, s.a, o.run.hints);
     Kokkos::deep_copy(space, host_a, s.a);
     space.fence();
     for (index_t i = 0; i < n; ++i) {

@@ -6,9 +6,11 @@
 # For R = 1, 2, 4 ranks (RANKS overrides): the EDM reductions (histogram,
 # nearest neighbour, count; n = 2 x 10^6, d = 3, fp32), the ATM energy
 # (n = 16,384, fp64, with the per-particle shares), the collision count
-# (n = 10^6, sparse radii) and pair list (n = 10^6, radii 0.001-0.003). Each
-# `ms_min` of --repeat 3; every output of R ranks compared with one rank's.
-# N_EDM, N_ATM, N_COL override the sizes. Prints the table last: times,
+# (n = 10^6, sparse radii) and pair list (n = 10^6, radii 0.001-0.003), and
+# where tdmaps-nbody is there one N-body force evaluation (n = 2^20, fp32
+# and fp64, the ranks' accelerations summed: inside ms_min). Each `ms_min`
+# of --repeat 3; every output of R ranks compared with one rank's. N_EDM,
+# N_ATM, N_COL, N_NBODY override the sizes. Prints the table last: times,
 # efficiency t1 / (R tR), the time the ranks' results take to meet at the
 # most ranks (ms_combine: copies and all-reductions, outside ms_min), and
 # whether the outputs equal one rank's.
@@ -18,7 +20,7 @@ BIN=${1:?usage: device_ranks.sh BIN_DIR}
 OUT=${OUT:-out}
 WORK=${WORK:-/tmp/tdmaps_ranks}
 RANKS=${RANKS:-"1 2 4"}
-N_EDM=${N_EDM:-2000000} N_ATM=${N_ATM:-16384} N_COL=${N_COL:-1000000}
+N_EDM=${N_EDM:-2000000} N_ATM=${N_ATM:-16384} N_COL=${N_COL:-1000000} N_NBODY=${N_NBODY:-1048576}
 mkdir -p "$OUT" "$WORK"
 # NVLink multicast stays off (the machines' notes); nothing here uses NCCL.
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
@@ -64,6 +66,11 @@ for r in $RANKS; do
   run "$r" collide_count "$BIN/tdmaps-collide" --random "$N_COL" --density sparse --seed 3 --repeat 3 --json
   run "$r" collide_pairs "$BIN/tdmaps-collide" --random "$N_COL" --rmin 0.001 --rmax 0.003 --seed 3 --result pairs \
     --repeat 3 --json --output "$WORK/pairs_$r.npy"
+  if [ -x "$BIN/tdmaps-nbody" ]; then
+    for p in fp32 fp64; do
+      run "$r" "nbody_$p" "$BIN/tdmaps-nbody" --random "$N_NBODY" --seed 2 --precision "$p" --softening 0.01 --repeat 3 --json
+    done
+  fi
 done
 sha256sum "$WORK"/*.npy > "$OUT/sha256.txt" 2>/dev/null
 

@@ -226,7 +226,7 @@ TEST(TEST_CATEGORY, nbody_lennard_jones_energy_is_zero_at_the_cutoff) {
 }
 
 TEST(TEST_CATEGORY, nbody_omega_ranges_sum_to_the_whole) {
-  for (const index_t n : {45, 257}) {
+  for (const index_t n : {45, 257, 300}) {
     const HostBodies b(n, 500 + std::uint64_t(n));
     const Device<double> d(b);
     const nb::ForceParams p = gravity(0.01);
@@ -242,6 +242,15 @@ TEST(TEST_CATEGORY, nbody_omega_ranges_sum_to_the_whole) {
         };
         run(tdmaps::LambdaMap<>(n, rho, Triangle::strict_lower));
         run(tdmaps::BoundingBoxMap(n, rho, Triangle::strict_lower));
+        // add_part: the parts of the backend's own league (on CUDA, of the warp kernel's 128-blocks).
+        const auto run_parts = [&](const auto& map) {
+          Kokkos::View<nb::Accel<double>*, Mem> acc("acc", std::size_t(n));
+          for (int k = 0; k < parts; ++k) f.add_part(map, k, parts, d.x, acc);
+          EXPECT_EQ(compare<double>(acc, e), "") << "add_part, map " << std::decay_t<decltype(map)>::name << ", n "
+                                                 << n << ", rho " << rho << ", " << parts << " parts";
+        };
+        run_parts(tdmaps::LambdaMap<>(n, rho, Triangle::strict_lower));
+        run_parts(tdmaps::BoundingBoxMap(n, rho, Triangle::strict_lower));
       }
   }
 }

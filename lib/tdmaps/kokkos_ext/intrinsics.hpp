@@ -6,9 +6,10 @@
 /// the device pass, their std:: equivalents on host backends, and the unroll
 /// pragmas that differ between the two passes.
 ///
-/// The bottom layer of tdmaps (it includes only Kokkos) and the only header
-/// that tests __CUDA_ARCH__: core/, maps/, launch/ and the apps' kernels
-/// call these instead of testing it themselves.
+/// The bottom layer of tdmaps (it includes only Kokkos); with
+/// kokkos_ext/warp_math.hpp the only headers that test __CUDA_ARCH__:
+/// core/, maps/, launch/ and the apps' kernels call these instead of
+/// testing it themselves.
 
 #include <Kokkos_Core.hpp>
 

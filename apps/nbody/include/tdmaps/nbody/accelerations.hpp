@@ -8,6 +8,7 @@
 //   Forces<Real, ExecSpace> f(space, params, m[, q]);   // the law, once per set of bodies
 //   f.compute(map, x, acc[, hints]);                   // acc = what every body receives
 //   f.add(map, range, x, acc[, hints]);                // acc += the part of an omega range
+//   f.add_part(map, p, P, x, acc[, hints]);            // acc += part p of P (MPI ranks)
 //   accelerations(space, map, x, m, q, params, acc)    // Forces and compute in one call
 //
 // map: a block-space map (bb, lambda, rb, rec, hadouken; a range needs bb
@@ -15,13 +16,22 @@
 // diagonal is never visited); x (n x 3), m, q (Coulomb) and acc (n) are
 // Views of the space's memory. check_params and check_bodies tell bad
 // parameters and bad bodies apart before a run (the kernels do not check).
+//
+// On CUDA, compute() and add_part() run the warp kernel of tile_gpu.hpp:
+// the map's kind over blocks of 128 x 128 pairs (rows and columns in a
+// warp's registers, columns rotated by shuffles); the map's own block side
+// does not apply there. add(range) takes the generic pair walk of any
+// backend (the range's omegas are the map's own).
 
 #include <tdmaps/core/domain.hpp>
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/launch/hints.hpp>
 #include <tdmaps/launch/omega_range.hpp>
 #include <tdmaps/launch/pair_both_ends.hpp>
+#include <tdmaps/launch/reduce.hpp>
+#include <tdmaps/maps/map_concept.hpp>
 #include <tdmaps/nbody/forces.hpp>
+#include <tdmaps/nbody/tile_gpu.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -31,6 +41,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace tdmaps {
@@ -161,9 +172,36 @@ class Forces {
   void compute(const Map& map, const positions_type& x, const accel_type& acc, const LaunchHints& hints = LaunchHints()) const {
     check(map, x, acc);
     Kokkos::deep_copy(space_, acc, Accel<Real>{Real(0), Real(0), Real(0), Real(0)});
+#if defined(KOKKOS_ENABLE_CUDA)
+    if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
+      const Map macro = detail::warp_block_map(map);
+      for (int l = 0; l < tdmaps::detail::launches(macro); ++l)
+        warp_launch(macro, l, 0, tdmaps::detail::league_size(macro, l), x, acc, hints, label(map));
+      return;
+    }
+#endif
     with_kernel(x, [&](const auto& kernel) {
       tdmaps::for_each_pair_both_ends(space_, map, kernel, acc, PairDiagonal::exclude, label(map), hints);
     });
+  }
+
+  /// \brief acc += part `part` of `parts` of the pairs (a one-launch map: bb,
+  /// lambda); the parts p = 0 .. parts - 1 sum to compute()'s. On CUDA the
+  /// parts split the 128-block league (tile_gpu.hpp), elsewhere the map's own
+  /// (omega_range(map, part, parts)).
+  template <class Map>
+  void add_part(const Map& map, int part, int parts, const positions_type& x, const accel_type& acc,
+                const LaunchHints& hints = LaunchHints()) const {
+#if defined(KOKKOS_ENABLE_CUDA)
+    if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
+      check(map, x, acc);
+      const Map macro = detail::warp_block_map(map);
+      const OmegaRange r = omega_range(macro, part, parts);
+      warp_launch(macro, 0, r.begin, r.end, x, acc, hints, label(map));
+      return;
+    }
+#endif
+    add(map, omega_range(map, part, parts), x, acc, hints);
   }
 
   /// \brief acc += what the pairs of the blocks of `range` give (a one-launch
@@ -184,6 +222,22 @@ class Forces {
     return std::string("tdmaps::nbody::accelerations::") + Map::name;
   }
 
+#if defined(KOKKOS_ENABLE_CUDA)
+  /// The warp kernel (tile_gpu.hpp) over omegas [begin, end) of launch l of the 128-block map.
+  template <class Map>
+  void warp_launch(const Map& macro, int l, index_t begin, index_t end, const positions_type& x, const accel_type& acc,
+                   const LaunchHints& hints, const std::string& lbl) const {
+    static_assert(is_block_space_map_v<Map>, "tdmaps::nbody: the pair walk needs a block-space map (not utm)");
+    if (hints.blocks_per_team < 0)
+      throw std::invalid_argument("tdmaps::nbody: blocks_per_team = " + std::to_string(hints.blocks_per_team) +
+                                  " must be >= 0 (0: the library's choice)");
+    if (size() < 2) return;
+    with_law([&](const auto& law) {
+      detail::warp_tile_launch<Real>(space_, macro, l, begin, end, size(), x, law, acc, hints.blocks_per_team, lbl);
+    });
+  }
+#endif
+
   /// Throws std::invalid_argument unless x, acc, the masses and the map's domain have one size.
   template <class Map>
   void check(const Map& map, const positions_type& x, const accel_type& acc) const {
@@ -197,11 +251,24 @@ class Forces {
   /// f(kernel) with the pair kernel of the law (forces.hpp) on positions x.
   template <class F>
   void with_kernel(const positions_type& x, F&& f) const {
+    with_law([&](const auto& law) {
+      using LawT = std::decay_t<decltype(law)>;
+      f(PairKernel<Real, memory_space, LawT>{x, law});
+    });
+  }
+
+  /// f(law) with the law's functor (forces.hpp), its parameters in Real.
+  template <class F>
+  void with_law(F&& f) const {
     const ForceParams& p = params_;
     const Real eps2 = static_cast<Real>(p.softening * p.softening);
     switch (p.law) {
       case Law::gravity: {
-        f(PairKernel<Real, memory_space, GravityLaw<Real, memory_space>>{x, {m_, static_cast<Real>(p.G), eps2}});
+        GravityLaw<Real, memory_space> law;
+        law.m = m_;
+        law.G = static_cast<Real>(p.G);
+        law.eps2 = eps2;
+        f(law);
         break;
       }
       case Law::lennard_jones: {
@@ -215,11 +282,16 @@ class Forces {
           const double s6 = std::pow(p.sigma / p.cutoff, 6);
           law.shift = static_cast<Real>(4 * p.epsilon * (s6 * s6 - s6));
         }
-        f(PairKernel<Real, memory_space, LennardJonesLaw<Real, memory_space>>{x, law});
+        f(law);
         break;
       }
       case Law::coulomb: {
-        f(PairKernel<Real, memory_space, CoulombLaw<Real, memory_space>>{x, {q_, minv_, static_cast<Real>(p.k), eps2}});
+        CoulombLaw<Real, memory_space> law;
+        law.q = q_;
+        law.minv = minv_;
+        law.k = static_cast<Real>(p.k);
+        law.eps2 = eps2;
+        f(law);
         break;
       }
     }

@@ -14,14 +14,16 @@
 //                  s_i = -24 epsilon (2 (sigma/r)^12 - (sigma/r)^6) / (r^2 m_i)
 //   Coulomb        u = k q_i q_j / sqrt(r^2 + eps^2)       s_i = -k q_i q_j / ((r^2 + eps^2)^(3/2) m_i)
 //
-// Terms in Real (float or double); fp32 takes the reciprocal square root
-// from the hardware on CUDA (tdmaps::intrinsics::rsqrt). Two particles at
+// Terms in Real (float or double); on CUDA the reciprocal square roots
+// and reciprocals come from the hardware (tdmaps::intrinsics::rsqrt,
+// rsqrt_d, rcp: within 1-2 ulp). Two particles at
 // the same position without softening give inf / NaN terms (gravity and
 // Coulomb) and Lennard-Jones gives them at r = 0 always: check_bodies
 // (accelerations.hpp) refuses such inputs before a run.
 
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/kokkos_ext/intrinsics.hpp>
+#include <tdmaps/kokkos_ext/warp_math.hpp>
 #include <tdmaps/launch/pair_both_ends.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -85,68 +87,103 @@ struct Accel {
 
 /// \brief 1 / sqrt(v): the hardware's approximation for float on CUDA, correctly rounded otherwise.
 KOKKOS_FORCEINLINE_FUNCTION float inv_sqrt(float v) { return intrinsics::rsqrt(v); }
-/// \brief 1 / sqrt(v) in double.
-KOKKOS_FORCEINLINE_FUNCTION double inv_sqrt(double v) { return 1.0 / intrinsics::sqrt_d(v); }
+/// \brief 1 / sqrt(v) in double (CUDA's rsqrt, within 1 ulp).
+KOKKOS_FORCEINLINE_FUNCTION double inv_sqrt(double v) { return intrinsics::rsqrt_d(v); }
+/// \brief 1 / v without the division's slow path on CUDA (within 2 ulp in float).
+KOKKOS_FORCEINLINE_FUNCTION float reciprocal(float v) { return intrinsics::rcp(v); }
+/// \brief 1 / v in double (correctly rounded).
+KOKKOS_FORCEINLINE_FUNCTION double reciprocal(double v) { return intrinsics::rcp_d(v); }
 
-/// \brief Gravity's pair terms (the top of this file).
+// Each law: `extra` values per body beside its position (load(i, e) reads
+// them), and pair(e_i, e_j, r2, s_i, s_j, u) the pair's terms from them, so
+// that a kernel may hold bodies in registers (tile_gpu.hpp); operator()(i,
+// j, r2, ...) is the two together.
+
+/// \brief Gravity's pair terms (the top of this file); a body's extra value is its mass.
 template <class Real, class Mem>
 struct GravityLaw {
+  static constexpr int extra = 1;    ///< values per body beside the position: m
   Kokkos::View<const Real*, Mem> m;  ///< masses
   Real G = 1;                        ///< G
   Real eps2 = 0;                     ///< softening squared
-  /// \brief s_i, s_j and u of the pair (i, j) at squared distance r2.
-  KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, index_t j, Real r2, Real& si, Real& sj, Real& u) const {
+  /// \brief Body i's extra values.
+  KOKKOS_FORCEINLINE_FUNCTION void load(index_t i, Real* e) const { e[0] = m(i); }
+  /// \brief s_i, s_j and u of a pair from its bodies' extra values and squared distance r2.
+  KOKKOS_FORCEINLINE_FUNCTION void pair(const Real* ei, const Real* ej, Real r2, Real& si, Real& sj, Real& u) const {
     const Real inv = inv_sqrt(r2 + eps2);
     const Real g_inv = G * inv;
     const Real g_inv3 = g_inv * inv * inv;
-    const Real mi = m(i), mj = m(j);
-    si = mj * g_inv3;
-    sj = mi * g_inv3;
-    u = -mi * mj * g_inv;
+    si = ej[0] * g_inv3;
+    sj = ei[0] * g_inv3;
+    u = -ei[0] * ej[0] * g_inv;
+  }
+  /// \brief s_i, s_j and u of the pair (i, j) at squared distance r2.
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, index_t j, Real r2, Real& si, Real& sj, Real& u) const {
+    Real ei[extra], ej[extra];
+    load(i, ei), load(j, ej);
+    pair(ei, ej, r2, si, sj, u);
   }
 };
 
-/// \brief Lennard-Jones' pair terms (the top of this file).
+/// \brief Lennard-Jones' pair terms (the top of this file); a body's extra value is 1 / mass.
 template <class Real, class Mem>
 struct LennardJonesLaw {
+  static constexpr int extra = 1;       ///< values per body beside the position: 1 / m
   Kokkos::View<const Real*, Mem> minv;  ///< 1 / mass
   Real sigma2 = 1;                      ///< sigma^2
   Real eps4 = 4;                        ///< 4 epsilon
   Real eps24 = 24;                      ///< 24 epsilon
   Real cut2 = 0;                        ///< cutoff^2 (infinity: none)
   Real shift = 0;                       ///< u(cutoff), subtracted from every pair inside it
-  /// \brief s_i, s_j and u of the pair (i, j) at squared distance r2.
-  KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, index_t j, Real r2, Real& si, Real& sj, Real& u) const {
+  /// \brief Body i's extra values.
+  KOKKOS_FORCEINLINE_FUNCTION void load(index_t i, Real* e) const { e[0] = minv(i); }
+  /// \brief s_i, s_j and u of a pair from its bodies' extra values and squared distance r2.
+  KOKKOS_FORCEINLINE_FUNCTION void pair(const Real* ei, const Real* ej, Real r2, Real& si, Real& sj, Real& u) const {
     if (!(r2 < cut2)) {
       si = sj = u = Real(0);
       return;
     }
-    const Real ir2 = Real(1) / r2;
+    const Real ir2 = reciprocal(r2);
     const Real s2 = sigma2 * ir2;
     const Real s6 = s2 * s2 * s2;
     const Real s12 = s6 * s6;
     const Real g = eps24 * (s12 + s12 - s6) * ir2;
-    si = -g * minv(i);
-    sj = -g * minv(j);
+    si = -g * ei[0];
+    sj = -g * ej[0];
     u = eps4 * (s12 - s6) - shift;
+  }
+  /// \brief s_i, s_j and u of the pair (i, j) at squared distance r2.
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, index_t j, Real r2, Real& si, Real& sj, Real& u) const {
+    Real ei[extra], ej[extra];
+    load(i, ei), load(j, ej);
+    pair(ei, ej, r2, si, sj, u);
   }
 };
 
-/// \brief Coulomb's pair terms (the top of this file).
+/// \brief Coulomb's pair terms (the top of this file); a body's extra values are its charge and 1 / mass.
 template <class Real, class Mem>
 struct CoulombLaw {
+  static constexpr int extra = 2;       ///< values per body beside the position: q, 1 / m
   Kokkos::View<const Real*, Mem> q;     ///< charges
   Kokkos::View<const Real*, Mem> minv;  ///< 1 / mass
   Real k = 1;                           ///< k
   Real eps2 = 0;                        ///< softening squared
+  /// \brief Body i's extra values.
+  KOKKOS_FORCEINLINE_FUNCTION void load(index_t i, Real* e) const { e[0] = q(i), e[1] = minv(i); }
+  /// \brief s_i, s_j and u of a pair from its bodies' extra values and squared distance r2.
+  KOKKOS_FORCEINLINE_FUNCTION void pair(const Real* ei, const Real* ej, Real r2, Real& si, Real& sj, Real& u) const {
+    const Real inv = inv_sqrt(r2 + eps2);
+    const Real kqq_inv = k * ei[0] * ej[0] * inv;
+    const Real f = kqq_inv * inv * inv;
+    si = -f * ei[1];
+    sj = -f * ej[1];
+    u = kqq_inv;
+  }
   /// \brief s_i, s_j and u of the pair (i, j) at squared distance r2.
   KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, index_t j, Real r2, Real& si, Real& sj, Real& u) const {
-    const Real inv = inv_sqrt(r2 + eps2);
-    const Real kqq_inv = k * q(i) * q(j) * inv;
-    const Real f = kqq_inv * inv * inv;
-    si = -f * minv(i);
-    sj = -f * minv(j);
-    u = kqq_inv;
+    Real ei[extra], ej[extra];
+    load(i, ei), load(j, ej);
+    pair(ei, ej, r2, si, sj, u);
   }
 };
 
