@@ -4,13 +4,19 @@
 // tdmaps-nbody's options (checked strictly, values reported as typed) and
 // its input: bodies generated (--random, --plummer) or read (.npy, .csv:
 // n rows of x, y, z, m [, vx, vy, vz] [, q]) in float64 and checked
-// (tdmaps::nbody::check_bodies) before any run. Part of the CLI, not installed.
+// (tdmaps::nbody::check_bodies) before any run; the sizes of a run, checked
+// before anything is allocated, and what MPI ranks must agree on. Part of
+// the CLI, not installed.
 
 #include <tdmaps/nbody.hpp>
 
 #include "common/cli.hpp"
 #include "common/cli_options.hpp"
+#include "common/memory.hpp"
 #include "common/npy.hpp"
+#include "common/output_file.hpp"
+#include "common/ranks.hpp"
+#include "common/sizes.hpp"
 
 #include <tdmaps/maps/dispatch.hpp>
 
@@ -19,6 +25,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace tdmaps {
@@ -211,6 +218,51 @@ inline void check_options(Options& o) {
     for (std::size_t b = a + 1; b < 4; ++b)
       if (!outs[a].second->empty() && !outs[b].second->empty())
         app::check_not_same_file(outs[b].first, *outs[b].second, outs[a].first, *outs[a].second);
+}
+
+/// Pairs i > j of n bodies; snapshot frames of a run (steps 0, K, 2K, ...).
+inline std::int64_t pair_count(std::int64_t n) { return n * (n - 1) / 2; }
+inline std::int64_t frames(const Options& o) { return o.steps / o.every + 1; }
+
+/// Memory and disk of a run, checked before anything is allocated: host
+/// (the input rows and the run's arrays) before Kokkos starts, the device
+/// once it has.
+template <class mem>
+void check_sizes(const Options& o, index_t n, bool device_side) {
+  using app::add_sat;
+  using app::mul_sat;
+  const index_t real = o.precision == "fp32" ? 4 : 8;
+  const index_t device = mul_sat(n, 13 * real);  // x, v, a (4), m, q, 1 / m
+  if (!device_side) {
+    index_t host = mul_sat(n, 2 * 15 * 8);  // the rows, the fp64 arrays
+    if (std::is_same<mem, Kokkos::HostSpace>::value) host = add_sat(host, device);
+    const index_t host_free = app::host_available_bytes();
+    if (host > host_free)
+      throw app::Error(std::to_string(n) + " bodies need " + app::bytes_text(host) + " of host memory but only " +
+                       app::format_bytes(host_free) + " is available; use fewer bodies");
+    if (!o.snapshots.empty())
+      app::check_filesystem_space(o.snapshots, add_sat(mul_sat(mul_sat(frames(o), n), 24), 128), "the snapshots");
+    if (!o.output.empty()) app::check_filesystem_space(o.output, add_sat(mul_sat(n, 56), 128), "the final state");
+    if (!o.forces.empty()) app::check_filesystem_space(o.forces, add_sat(mul_sat(n, 32), 128), "the forces");
+    return;
+  }
+  if (std::is_same<mem, Kokkos::HostSpace>::value) return;
+  const index_t device_free = app::free_memory_bytes<mem>();
+  if (device > device_free)
+    throw app::Error(std::to_string(n) + " bodies need " + app::bytes_text(device) + " of " + mem::name() +
+                     " memory but only " + app::format_bytes(device_free) + " is free; use fewer bodies");
+}
+
+/// What MPI ranks must agree on before any work (common/ranks.hpp).
+inline app::RunFacts run_facts(const Options& o, index_t n) {
+  app::RunFacts f;
+  f.add("--law", o.law_text).add("--precision", o.precision).add("--map", o.spec.label()).add("--block", o.block);
+  f.add_real("--G", o.params.G).add_real("--softening", o.params.softening).add_real("--sigma", o.params.sigma);
+  f.add_real("--epsilon", o.params.epsilon).add_real("--cutoff", o.params.cutoff).add_real("--k", o.params.k);
+  f.add("--steps", o.steps).add_real("--dt", o.dt).add("--every", o.every).add("--repeat", o.run.repeat).add("n", n);
+  if (o.in.input.empty()) f.add("--seed", std::to_string(o.in.seed)).add("input checksum", o.plummer_n > 0 ? "plummer" : "random");
+  else f.add("--seed", "not used").add_file("input checksum", o.in.input);
+  return f;
 }
 
 }  // namespace nbody_cli

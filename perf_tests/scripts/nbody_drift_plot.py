@@ -4,8 +4,10 @@ PNG drawn by gnuplot (stdlib + gnuplot only) and a small table.
 
   python3 perf_tests/scripts/nbody_drift_plot.py DIR [--out FILE.png]
 
-Reads DIR/drift_<precision>_<dt>.jsonl (perf_tests/scripts/device_nbody_cli.sh):
-one line per report ("mode": "nbody_step", then "nbody"). Plots
+Reads the JSON lines of DIR/drift*.jsonl (perf_tests/scripts/device_nbody_cli.sh
+writes drift_<precision>_<dt>.jsonl; one file of them all reads the same):
+one line per report ("mode": "nbody_step", then "nbody"), grouped by their
+"precision" and their dt (t / step). Plots
 |E(t) - E0| / |E0| against t on a log scale, one line per precision and dt,
 and prints the largest drift of each run and the ratio of the largest
 drifts of dt and dt / 2 (about 4 for a second-order method while the
@@ -15,7 +17,6 @@ import argparse
 import glob
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -27,19 +28,15 @@ def main():
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
     runs = {}
-    for path in sorted(glob.glob(os.path.join(a.dir, "drift_*_*.jsonl"))):
-        m = re.match(r"drift_(fp32|fp64)_([0-9.e-]+)\.jsonl$", os.path.basename(path))
-        if not m:
-            continue
-        rows = []
+    for path in sorted(glob.glob(os.path.join(a.dir, "drift*.jsonl"))):
         with open(path) as f:
             for line in f:
-                if line.startswith("{"):
-                    j = json.loads(line)
-                    if j.get("mode") == "nbody_step" and j.get("energy_drift") is not None and j["step"] > 0:
-                        rows.append((j["time"], abs(j["energy_drift"]), j["n"]))
-        if rows:
-            runs[(m.group(1), float(m.group(2)))] = rows
+                if not line.startswith("{"):
+                    continue
+                j = json.loads(line)
+                if j.get("mode") == "nbody_step" and j.get("energy_drift") is not None and j["step"] > 0:
+                    dt = float(f"{j['time'] / j['step']:.12g}")  # step lines carry t and the step
+                    runs.setdefault((j["precision"], dt), []).append((j["time"], abs(j["energy_drift"]), j["n"]))
     if not runs:
         sys.exit(f"nbody_drift_plot: no drift_*.jsonl with reports in {a.dir}")
     print("precision  dt          n      steps  max |dE/E0|")
