@@ -220,6 +220,19 @@ inline void check_options(Options& o) {
         app::check_not_same_file(outs[b].first, *outs[b].second, outs[a].first, *outs[a].second);
 }
 
+/// Writes bodies as FILE.npy rows x, y, z, m, vx, vy, vz (float64 (n, 7),
+/// the --input layout): x(i, c) and v(i, c) give positions and velocities.
+template <class X, class V>
+void write_state(const std::string& path, std::int64_t n, const X& x, const V& v, const std::vector<double>& m) {
+  std::vector<double> rows(static_cast<std::size_t>(n * nb::body_columns));
+  for (std::int64_t i = 0; i < n; ++i) {
+    double* r = &rows[static_cast<std::size_t>(i * nb::body_columns)];
+    for (int c = 0; c < 3; ++c) r[c] = x(i, c), r[4 + c] = v(i, c);
+    r[3] = m[static_cast<std::size_t>(i)];
+  }
+  app::write_npy(path, rows.data(), {n, nb::body_columns});
+}
+
 /// Pairs i > j of n bodies; snapshot frames of a run (steps 0, K, 2K, ...).
 inline std::int64_t pair_count(std::int64_t n) { return n * (n - 1) / 2; }
 inline std::int64_t frames(const Options& o) { return o.steps / o.every + 1; }

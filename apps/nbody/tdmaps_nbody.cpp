@@ -225,13 +225,8 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
   if (!o.output.empty()) {
     auto hx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.x);
     auto hv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.v);
-    std::vector<double> rows(static_cast<std::size_t>(n * nb::body_columns));
-    for (index_t i = 0; i < n; ++i) {
-      double* r = &rows[static_cast<std::size_t>(i * nb::body_columns)];
-      for (int c = 0; c < 3; ++c) r[c] = hx(i, c), r[4 + c] = hv(i, c);
-      r[3] = in.m[static_cast<std::size_t>(i)];
-    }
-    app::write_npy(o.output, rows.data(), {n, nb::body_columns});
+    write_state(o.output, n, [&](index_t i, int c) { return double(hx(i, c)); },
+                [&](index_t i, int c) { return double(hv(i, c)); }, in.m);
   }
   if (!o.forces.empty()) {
     Kokkos::deep_copy(space, host_a, s.a);
@@ -353,13 +348,10 @@ int nbody_main(int argc, char* argv[], const app::Ranks& ranks) {
   const Input in = load(o, file);
   ranks.agree();  // every check above passed on every rank; no work before
   if (!o.save_input.empty() && ranks.root()) {
-    std::vector<double> rows(static_cast<std::size_t>(n * nb::body_columns));
-    for (index_t i = 0; i < n; ++i) {
-      double* r = &rows[static_cast<std::size_t>(i * nb::body_columns)];
-      for (int c = 0; c < 3; ++c) r[c] = in.x[static_cast<std::size_t>(3 * i + c)], r[4 + c] = in.v[static_cast<std::size_t>(3 * i + c)];
-      r[3] = in.m[static_cast<std::size_t>(i)];
-    }
-    app::write_npy(o.save_input, rows.data(), {n, nb::body_columns});
+    const auto at = [&](const std::vector<double>& a) {
+      return [&a](index_t i, int c) { return a[static_cast<std::size_t>(3 * i + c)]; };
+    };
+    write_state(o.save_input, n, at(in.x), at(in.v), in.m);
   }
   if (n == 1) app::warning("1 body has no pairs: its acceleration and the potential energy are 0");
   const Space space;
