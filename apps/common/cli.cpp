@@ -254,6 +254,8 @@ void print_json_line(const nlohmann::json& j) {
 
 nlohmann::json string_or_null(const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); }
 
+nlohmann::json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
 namespace {
 bool g_warnings_json = false, g_warnings_quiet = false;
 std::vector<std::string> g_warnings;

@@ -112,6 +112,9 @@ void print_json_line(const nlohmann::json& j);
 /// A string value or null when empty.
 nlohmann::json string_or_null(const std::string& s);
 
+/// A number or null when it is not finite (NaN, inf: JSON has neither).
+nlohmann::json finite_or_null(double v);
+
 /// Warnings of a run: printed at once as "tdmaps-<tool>: warning: ..." in
 /// text mode, kept for the JSON line's "warnings" array with --json, dropped
 /// with --quiet. configure_warnings once after parsing.

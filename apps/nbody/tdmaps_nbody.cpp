@@ -60,7 +60,7 @@ struct Report {
   double e0 = 0;
 };
 
-nlohmann::json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+using app::finite_or_null;
 
 std::string g(double v) {
   std::ostringstream s;

@@ -169,7 +169,7 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
   return rep;
 }
 
-nlohmann::json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+using app::finite_or_null;
 
 void print_report(const Options& o, const Input& in, const Report& rep, double total_seconds, int ranks) {
   const index_t triplets = tt::triplet_count(in.n);
