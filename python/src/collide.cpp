@@ -50,6 +50,11 @@ index_t run_map(const Map& map, const tc::ConstSpheres<MemSpace>& s, tc::Result 
 
 /// Resets `value` (Kokkos Views) on the Kokkos thread when the scope ends
 /// while `live`: a View freed on another thread would touch Kokkos there.
+/// When Kokkos cannot run the job (finalised at the interpreter's exit while
+/// a daemon thread was between two jobs, or a fork's child), the Views are
+/// left to the process: a copy that is never destroyed keeps their count above
+/// zero, so `value`'s own destructor frees nothing (a View freed after
+/// Kokkos::finalize throws from its destructor, which ends the process).
 template <class T>
 struct OnKokkosReset {
   T& value;
@@ -58,7 +63,8 @@ struct OnKokkosReset {
     if (!live) return;
     try {
       on_kokkos([this] { value = T(); });
-    } catch (...) {  // Kokkos finalised (or a fork's child): nothing left to free it with
+    } catch (...) {
+      static_cast<void>(new T(value));  // deliberately never deleted, see above
     }
   }
 };

@@ -176,6 +176,30 @@ def test_forked_child_gets_an_error_not_a_hang(tmp_path):
     assert r.stdout.splitlines() == ["child 0 parent (190,)"], r.stdout + r.stderr
 
 
+def test_collide_pairs_finalised_between_its_two_jobs_raises_and_exits_cleanly(tmp_path):
+    # The pair list lives between collide's two Kokkos jobs (its array is made
+    # by Python in between). Kokkos ended in that window (the interpreter's
+    # exit while a daemon thread was there; here the allocator ends it, so the
+    # window is hit every time): a RuntimeError, and the list's Views are not
+    # freed after Kokkos::finalize (which would abort the process).
+    code = """
+        import numpy as np, tdmaps
+        from tdmaps import _tdmaps
+        S = np.array([[0, 0, 0, 1], [1.5, 0, 0, 1], [5, 0, 0, 1]], dtype=np.float32)
+        assert tdmaps.collide(S, "pairs").tolist() == [[1, 0]]
+        def alloc(shape, dtype, zero):
+            print("finalize", _tdmaps.finalize(), flush=True)
+            return np.zeros(shape, dtype)
+        try:
+            _tdmaps.collide(S, "pairs", alloc, "lambda", "rsqrt", "exact", 32, "tile")
+        except RuntimeError as e:
+            print("RuntimeError", "not initialised" in str(e), flush=True)
+    """
+    r = run_python(code, PACKAGE_DIR, tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["finalize True", "RuntimeError True"] and r.stderr == "", r.stdout + r.stderr
+
+
 def test_daemon_threads_calling_at_exit_end_cleanly(tmp_path):
     # Threads still calling while the interpreter exits: Kokkos is finalised
     # on its own thread and the callers wait for the process to end, no
