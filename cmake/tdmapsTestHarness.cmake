@@ -82,10 +82,13 @@ function(_tdmaps_test_executable variant out)
     tdmaps_target_warnings(${exe})
     # Discovery runs the executable, which on a GPU backend needs the GPU: do
     # it when the tests run, not at build time (the build machine may have none).
+    # OMP_WAIT_POLICY: see TDMAPS_TEST_OMP_ENV.
     if(prefix)
-      gtest_discover_tests(${exe} TEST_PREFIX ${prefix} DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60)
+      gtest_discover_tests(${exe} TEST_PREFIX ${prefix} DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60
+                           PROPERTIES ENVIRONMENT "${TDMAPS_TEST_OMP_ENV}")
     else()
-      gtest_discover_tests(${exe} DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60)
+      gtest_discover_tests(${exe} DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60
+                           PROPERTIES ENVIRONMENT "${TDMAPS_TEST_OMP_ENV}")
     endif()
   endif()
   set(${out} ${exe} PARENT_SCOPE)

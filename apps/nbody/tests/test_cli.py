@@ -21,7 +21,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
 
@@ -189,19 +188,30 @@ def main():
         check(rc == 0 and np.array_equal(np.load(T("f1.npy")), np.zeros((1, 4))) and "no pairs" in err,
               f"n = 1: rc {rc} {err}")
 
-        # An interrupted run leaves no snapshot file, whole or partial, and no temporary file.
+        # An interrupted run leaves no snapshot file, whole or partial, and no temporary file: signalled
+        # once its report of step 200 is out (two snapshots written, the file open), with the unnamed
+        # temporary file (O_TMPFILE) and with the named one the signal handler removes.
         os.mkdir(T("int"))
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            p = subprocess.Popen([EXE, "--plummer", "1500", "--softening", "0.01", "--steps", "1000000", "--dt", "1e-4",
-                                  "--every", "1", "--snapshots", os.path.join(T("int"), "s.npy"), "--quiet"],
-                                 env=clitest.env_with(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            deadline = time.monotonic() + 60
-            while not os.listdir(T("int")) and time.monotonic() < deadline and p.poll() is None:
-                time.sleep(0.05)
-            time.sleep(0.3)
+        for sig, extra in ((signal.SIGINT, None), (signal.SIGTERM, {"TDMAPS_NO_O_TMPFILE": "1"})):
+            p = subprocess.Popen([EXE, "--plummer", "1500", "--softening", "0.01", "--steps", "100000", "--dt", "1e-4",
+                                  "--every", "100", "--snapshots", os.path.join(T("int"), "s.npy")],
+                                 env=clitest.env_with(extra), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                 text=True)
+            lines = []
+            for line in p.stdout:  # the run takes minutes: it is still writing when step 200 is reported
+                lines.append(line)
+                if line.startswith("step 200 "):
+                    break
+            mid_run = bool(lines) and lines[-1].startswith("step 200 ") and p.poll() is None
+            named = sorted(os.listdir(T("int")))
             p.send_signal(sig)
+            p.stdout.close()
             rc = p.wait(timeout=60)
-            check(rc != 0 and os.listdir(T("int")) == [], f"signal {sig}: rc {rc}, left {os.listdir(T('int'))}")
+            left = os.listdir(T("int"))
+            temp_seen = named == [f"s.npy.tmp.{p.pid}"] if extra else named == []
+            check(mid_run and temp_seen and rc == -sig and left == [],
+                  f"signal {sig} ({'named' if extra else 'unnamed'} temporary): mid-run {mid_run}, in the folder "
+                  f"then {named}, rc {rc}, left {left}")
 
         # Error cases.
         good = bodies(20, 50)
