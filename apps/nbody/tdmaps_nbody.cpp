@@ -16,12 +16,11 @@
 #include "cli_input.hpp"
 #include "common/cli.hpp"
 #include "common/cli_options.hpp"
-#include "common/kokkos_run.hpp"
+#include "common/run_scope.hpp"
 #include "common/memory.hpp"
 #include "common/npy.hpp"
 #include "common/output_file.hpp"
 #include "common/progress.hpp"
-#include "common/rank_device.hpp"
 #include "common/ranks.hpp"
 #include "common/sizes.hpp"
 
@@ -340,11 +339,10 @@ int nbody_main(int argc, char* argv[], const app::Ranks& ranks) {
   using Space = Kokkos::DefaultExecutionSpace;
   app::Matrix<double> file;
   const index_t n = input_rows(o, file);
-  check_sizes<Space::memory_space>(o, n, false);
-  if (ranks.size() > 1) ranks.set_run_facts(run_facts(o, n));
-  const app::KokkosScope kokkos(argv[0], app::rank_device_args(ranks, args.kokkos));
-  check_sizes<Space::memory_space>(o, n, true);
-  app::Progress progress(o.run.quiet || o.run.json || !ranks.root());
+  app::RunScope scope(
+      ranks, argv[0], args.kokkos, o.run, [&](bool device) { check_sizes<Space::memory_space>(o, n, device); },
+      [&] { return run_facts(o, n); });
+  app::Progress& progress = scope.progress;
   const Input in = load(o, file);
   ranks.agree();  // every check above passed on every rank; no work before
   if (!o.save_input.empty() && ranks.root()) {
