@@ -239,6 +239,85 @@ TEST(TEST_CATEGORY, edm_reductions_match_the_oracle) {
   check_reductions<double, tdmaps::HadoukenMap>(200, 2, 0, 29u);
 }
 
+namespace tdmaps_edm_scale_test {
+
+/// Points on a small integer grid (many exactly equal distances, a few equal
+/// points) and NaN coordinates in point `nan_at` (if < n): each point's
+/// nearest other point and its distance against a host loop (ties: the
+/// smaller index; NaN distances: nobody's nearest; a point with no other
+/// non-NaN distance: -1 at +inf). Whole triangle and 3 omega ranges.
+template <class Real, class Map>
+void check_nearest_ties(index_t n, int d, index_t nan_at, unsigned seed) {
+  std::mt19937_64 g(seed);
+  std::vector<Real> hx(static_cast<std::size_t>(n * d));
+  for (auto& v : hx) v = static_cast<Real>(static_cast<int>(g() % 9));
+  if (nan_at < n) hx[std::size_t(nan_at * d + d - 1)] = std::numeric_limits<Real>::quiet_NaN();
+  Kokkos::View<Real**, Kokkos::LayoutRight, Mem> x("x", static_cast<std::size_t>(n), static_cast<std::size_t>(d));
+  auto m = Kokkos::create_mirror_view(x);
+  for (index_t i = 0; i < n; ++i)
+    for (int c = 0; c < d; ++c) m(i, c) = hx[std::size_t(i * d + c)];
+  Kokkos::deep_copy(x, m);
+  std::vector<index_t> want_i(static_cast<std::size_t>(n), -1);
+  std::vector<double> want_d(static_cast<std::size_t>(n), std::numeric_limits<double>::infinity());
+  for (index_t i = 0; i < n; ++i) {
+    Real best = std::numeric_limits<Real>::infinity();
+    for (index_t j = 0; j < n; ++j) {
+      if (j == i) continue;
+      Real s = 0;  // small integers: every order of the sum is exact
+      for (int c = 0; c < d; ++c) {
+        const Real t = hx[std::size_t(i * d + c)] - hx[std::size_t(j * d + c)];
+        s += t * t;
+      }
+      if (s < best || (want_i[std::size_t(i)] < 0 && s == best)) {  // j ascending: ties keep the smaller index
+        best = s;
+        want_i[std::size_t(i)] = j;
+        want_d[std::size_t(i)] = static_cast<double>(std::sqrt(s));
+      }
+    }
+  }
+  const Map map(n, 16, tdmaps::Triangle::strict_lower);
+  Kokkos::View<index_t*, Mem> idx("idx", static_cast<std::size_t>(n));
+  Kokkos::View<double*, Mem> dist("dist", static_cast<std::size_t>(n));
+  edm::nearest_neighbour(Space(), x, map, idx, dist);
+  auto gi = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), idx);
+  auto gd = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dist);
+  const std::string what = std::string(Map::name) + " n = " + std::to_string(n) + " d = " + std::to_string(d) +
+                           (std::is_same<Real, float>::value ? " fp32" : " fp64");
+  int bad = 0;
+  for (index_t i = 0; i < n && bad < 5; ++i)
+    if (gi(i) != want_i[std::size_t(i)] || !(gd(i) == want_d[std::size_t(i)])) {
+      ++bad;
+      ADD_FAILURE() << what << ": nearest of " << i << " = " << gi(i) << " at " << gd(i) << ", oracle "
+                    << want_i[std::size_t(i)] << " at " << want_d[std::size_t(i)];
+    }
+  if constexpr (std::is_same<Real, float>::value && !tdmaps::detail::has_multi_launch<Map>::value) {
+    // The same by omega ranges joined into one set of keys.
+    Kokkos::View<edm::NearestKey*, Mem> keys("keys", static_cast<std::size_t>(n));
+    Kokkos::deep_copy(keys, edm::nearest_init());
+    for (int p = 0; p < 3; ++p) edm::nearest_neighbour(Space(), x, map, tdmaps::omega_range(map, p, 3), keys);
+    auto k = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), keys);
+    for (index_t i = 0; i < n; ++i) {
+      const index_t got = k(i) == edm::nearest_init() ? -1 : static_cast<index_t>(k(i) & 0xffffffffull);
+      EXPECT_EQ(got, want_i[std::size_t(i)]) << what << " by ranges, point " << i;
+    }
+  }
+}
+
+}  // namespace tdmaps_edm_scale_test
+
+TEST(TEST_CATEGORY, edm_nearest_neighbour_ties_go_to_the_smaller_index_and_nan_to_nobody) {
+  for (index_t n : {2, 3, 129, 300, 700}) {
+    for (int d : {2, 3, 4, 5}) {
+      check_nearest_ties<float, tdmaps::LambdaMap<>>(n, d, 5, 31u + static_cast<unsigned>(n * d));
+      check_nearest_ties<double, tdmaps::LambdaMap<>>(n, d, 5, 37u + static_cast<unsigned>(n * d));
+    }
+  }
+  check_nearest_ties<float, tdmaps::BoundingBoxMap>(700, 3, 0, 41u);
+  check_nearest_ties<float, tdmaps::RecursiveMap>(300, 3, 299, 43u);
+  // n = 2 with a NaN point: neither has a neighbour.
+  check_nearest_ties<float, tdmaps::LambdaMap<>>(2, 3, 1, 47u);
+}
+
 TEST(TEST_CATEGORY, edm_reductions_reject_bad_arguments) {
   std::vector<double> hx;
   auto x = random_points<double>(10, 2, 1u, hx);

@@ -14,7 +14,11 @@
 //   nearest_neighbour(space, points, map[, range], keys)
 //       keys(i) = the nearest other point of i, as a NearestKey (decode with
 //       nearest_index / nearest_distance); ties go to the smaller index.
-//       keys starts as nearest_init(); ranges join into it.
+//       keys starts as nearest_init(); ranges join into it. On CUDA, fp32
+//       points of 2 to 4 coordinates back to back over a whole triangle take
+//       a warp walk of 128 x 128 blocks under the map's kind (each distance
+//       offered to both ends in registers; nearest_gpu.hpp, the same keys);
+//       a part of the league and every other case take reduce_rows.
 //
 // The distance is the element kernel's (direct_dist), so a histogram or a
 // count agrees with the distances tdmaps-edm writes. map: a map over
@@ -25,6 +29,7 @@
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/edm/element.hpp>
 #include <tdmaps/edm/histogram.hpp>
+#include <tdmaps/edm/nearest_gpu.hpp>
 #include <tdmaps/edm/pair_column.hpp>
 #include <tdmaps/launch/hints.hpp>
 #include <tdmaps/launch/omega_range.hpp>
@@ -155,6 +160,30 @@ struct NearestIndex {
 
 }  // namespace detail
 
+namespace detail {
+/// The CUDA warp kernel (nearest_gpu.hpp) for a whole triangle of fp32
+/// points of D = 2, 3, 4 coordinates back to back: run it and return true;
+/// otherwise (another backend, precision or shape, part of a league) false,
+/// and the caller runs reduce_rows.
+template <class ExecSpace, class Points, class Map, class Keys, int D>
+bool nearest_warp_if(const ExecSpace& space, const Points& points, const Map& map, bool whole, const Keys& keys,
+                     const LaunchHints& hints, const std::string& label, std::integral_constant<int, D>) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value && D >= 2 &&
+                std::is_same<typename Points::non_const_value_type, float>::value) {
+    if (!whole) return false;
+    if (hints.blocks_per_team < 0)
+      throw std::invalid_argument("tdmaps::edm::nearest_neighbour: blocks_per_team = " +
+                                  std::to_string(hints.blocks_per_team) + " must be >= 0 (0: the library's choice)");
+    nearest_warp<D>(space, map, points.data(), keys, hints.blocks_per_team, label);
+    return true;
+  }
+#endif
+  (void)space, (void)points, (void)map, (void)whole, (void)keys, (void)hints, (void)label;
+  return false;
+}
+}  // namespace detail
+
 /// What keys start as: no neighbour.
 KOKKOS_INLINE_FUNCTION constexpr NearestKey nearest_init() { return ~NearestKey(0); }
 
@@ -214,9 +243,12 @@ void nearest_neighbour(const ExecSpace& space, const Points& points, const Map& 
   const std::string label = std::string("tdmaps::edm::nearest::") + Map::name;
   detail::with_dims(points, [&](auto dims) {
     constexpr int D = decltype(dims)::value;
-    if constexpr (std::is_same<Real, float>::value)
+    if constexpr (std::is_same<Real, float>::value) {
+      if (detail::nearest_warp_if(space, points, map, range.begin == 0 && range.end == tdmaps::detail::league_size(map, 0),
+                                  keys, hints, label, dims))
+        return;
       reduce_rows<RowMin<NearestKey>>(space, map, range, detail::NearestKeyF<Points, D>{points}, keys, label, hints);
-    else
+    } else
       reduce_rows<RowMin<NearestKey>>(space, map, range, detail::NearestDist<Points, D>{points}, keys, label, hints);
   });
 }
@@ -252,8 +284,9 @@ void nearest_neighbour(const ExecSpace& space, const Points& points, const Map& 
   detail::with_dims(points, [&](auto dims) {
     constexpr int D = decltype(dims)::value;
     if constexpr (std::is_same<Real, float>::value) {
-      reduce_rows<RowMin<NearestKey>>(space, map, detail::NearestKeyF<Points, D>{points}, keys,
-                                      std::string("tdmaps::edm::nearest::") + Map::name, hints);
+      const std::string label = std::string("tdmaps::edm::nearest::") + Map::name;
+      if (!detail::nearest_warp_if(space, points, map, true, keys, hints, label, dims))
+        reduce_rows<RowMin<NearestKey>>(space, map, detail::NearestKeyF<Points, D>{points}, keys, label, hints);
     } else {
       reduce_rows<RowMin<NearestKey>>(space, map, detail::NearestDist<Points, D>{points}, keys,
                                       std::string("tdmaps::edm::nearest::") + Map::name, hints);

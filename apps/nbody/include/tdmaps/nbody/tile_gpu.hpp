@@ -184,17 +184,21 @@ void warp_tile_launch(const Kokkos::Cuda& space, const Map& macro, int l, index_
   WarpTile<Real, Kokkos::CudaSpace, LawT, Map> f;
   f.map = macro;
   f.launch = l;
-  f.offset = begin;
-  f.count = end - begin;
   f.per_team = blocks_per_team > 0 ? blocks_per_team : warp_blocks_per_team(end - begin, space.concurrency());
   f.n = n;
   f.x = x;
   f.law = law;
   f.out = out;
-  const index_t teams = (f.count + f.per_team - 1) / f.per_team;
-  Kokkos::TeamPolicy<Kokkos::Cuda, Kokkos::LaunchBounds<32, 16>, Kokkos::IndexType<int>> policy(
-      space, static_cast<int>(teams), 1, 32);
-  Kokkos::parallel_for(label, policy, f);
+  // Leagues of at most 2^30 teams (a CUDA grid's int), omegas from f.offset.
+  const index_t most = (index_t(1) << 30) * f.per_team;
+  for (index_t at = begin; at < end; at += most) {
+    f.offset = at;
+    f.count = std::min(most, end - at);
+    const index_t teams = (f.count + f.per_team - 1) / f.per_team;
+    Kokkos::TeamPolicy<Kokkos::Cuda, Kokkos::LaunchBounds<32, 16>, Kokkos::IndexType<int>> policy(
+        space, static_cast<int>(teams), 1, 32);
+    Kokkos::parallel_for(label, policy, f);
+  }
 }
 
 }  // namespace detail
