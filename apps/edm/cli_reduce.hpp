@@ -87,7 +87,10 @@ ReduceResult reduce_on(const Map& map, const Kokkos::View<const Real**, Kokkos::
       Kokkos::deep_copy(space, keys, edm::nearest_init());
       if constexpr (tdmaps::is_block_space_map_v<Map>) {
         if constexpr (!tdmaps::is_multi_launch_map_v<Map>) {
-          edm::nearest_neighbour(space, x, map, range, keys, run.hints);
+          if constexpr (std::is_same<Real, float>::value)
+            edm::nearest_neighbour_part(space, x, map, ranks.rank(), ranks.size(), keys, run.hints);
+          else
+            edm::nearest_neighbour(space, x, map, range, keys, run.hints);
           if constexpr (std::is_same<Real, double>::value) {
             // The second pass needs every rank's first: the smallest key of each row over all ranks.
             space.fence();

@@ -238,7 +238,7 @@ index_t compute_part(const Request& r, const ArrayRef& x, index_t n, index_t d, 
             edm::nearest_neighbour(space, xv, map, range, keys);
           }
         } else {
-          edm::nearest_neighbour(space, xv, map, range, keys);
+          edm::nearest_neighbour_part(space, xv, map, static_cast<int>(part), static_cast<int>(parts), keys);
         }
         copy_back(space, out, keys);
       }
@@ -249,9 +249,9 @@ index_t compute_part(const Request& r, const ArrayRef& x, index_t n, index_t d, 
 }
 
 void check_part(const Request& r, index_t part, index_t parts) {
-  if (parts < 1 || part < 0 || part >= parts)
+  if (parts < 1 || part < 0 || part >= parts || parts > std::numeric_limits<int>::max())
     throw py::value_error("part " + std::to_string(part) + " of " + std::to_string(parts) +
-                          ": need parts >= 1 and 0 <= part < parts");
+                          ": need 1 <= parts < 2^31 and 0 <= part < parts");
   if (!one_launch(r.spec.map))
     throw py::value_error("map='" + r.spec.map + "': " + std::string(what_name(r.what)) +
                           " over parts (comm=) splits one launch of blocks into omega ranges, which map='lambda', "

@@ -300,6 +300,21 @@ void check_nearest_ties(index_t n, int d, index_t nan_at, unsigned seed) {
       const index_t got = k(i) == edm::nearest_init() ? -1 : static_cast<index_t>(k(i) & 0xffffffffull);
       EXPECT_EQ(got, want_i[std::size_t(i)]) << what << " by ranges, point " << i;
     }
+    // And by parts (nearest_neighbour_part: on CUDA the warp walk's league split).
+    for (int parts : {1, 2, 4, 7}) {
+      Kokkos::deep_copy(keys, edm::nearest_init());
+      for (int p = 0; p < parts; ++p) edm::nearest_neighbour_part(Space(), x, map, p, parts, keys);
+      Kokkos::deep_copy(k, keys);
+      int wrong = 0;
+      for (index_t i = 0; i < n; ++i) {
+        const index_t got = k(i) == edm::nearest_init() ? -1 : static_cast<index_t>(k(i) & 0xffffffffull);
+        wrong += got != want_i[std::size_t(i)] ? 1 : 0;
+      }
+      EXPECT_EQ(wrong, 0) << what << " by " << parts << " parts";
+    }
+    EXPECT_THROW(edm::nearest_neighbour_part(Space(), x, map, 0, 0, keys), std::invalid_argument);
+    EXPECT_THROW(edm::nearest_neighbour_part(Space(), x, map, -1, 2, keys), std::invalid_argument);
+    EXPECT_THROW(edm::nearest_neighbour_part(Space(), x, map, 2, 2, keys), std::invalid_argument);
   }
 }
 

@@ -26,6 +26,7 @@
 #include <tdmaps/kokkos_ext/intrinsics.hpp>
 #include <tdmaps/kokkos_ext/warp_math.hpp>
 #include <tdmaps/launch/detail/make_tile.hpp>
+#include <tdmaps/launch/omega_range.hpp>
 #include <tdmaps/launch/reduce.hpp>
 #include <tdmaps/maps/detail/map_access.hpp>
 #include <tdmaps/maps/detail/map_traits.hpp>
@@ -172,17 +173,21 @@ inline int nearest_blocks_per_team(index_t blocks, int concurrency) {
   return static_cast<int>(std::min<index_t>(16, std::max<index_t>(1, k)));
 }
 
-/// keys joined with the nearest partners of every pair of the triangle of
-/// `map`'s domain (fp32 points, D = 2, 3, 4 back to back); blocks_per_team
-/// 0: nearest_blocks_per_team.
+/// keys joined with the nearest partners of the pairs of part `part` of
+/// `parts` of the league of 128-blocks of `map`'s domain (fp32 points, D =
+/// 2, 3, 4 back to back; parts > 1: a one-launch map); blocks_per_team 0:
+/// nearest_blocks_per_team.
 template <int D, class Map, class Keys>
 void nearest_warp(const Kokkos::Cuda& space, const Map& map, const float* x, const Keys& keys, int blocks_per_team,
-                  const std::string& label) {
+                  const std::string& label, int part, int parts) {
   const index_t n = map.domain.n;
   if (n < 2) return;
   const Map macro = nearest_block_map(map);
   for (int l = 0; l < tdmaps::detail::launches(macro); ++l) {
-    const index_t blocks = tdmaps::detail::league_size(macro, l);
+    OmegaRange r{0, tdmaps::detail::league_size(macro, l)};
+    if (parts > 1) r = omega_range(macro, part, parts);
+    const index_t blocks = r.end - r.begin;
+    if (blocks <= 0) continue;
     NearestWarp<D, Map, Keys> f;
     f.map = macro;
     f.launch = l;
@@ -192,9 +197,9 @@ void nearest_warp(const Kokkos::Cuda& space, const Map& map, const float* x, con
     f.keys = keys;
     // Leagues of at most 2^30 teams (a CUDA grid's int), omegas from f.offset.
     const index_t most = (index_t(1) << 30) * f.per_team;
-    for (index_t at = 0; at < blocks; at += most) {
+    for (index_t at = r.begin; at < r.end; at += most) {
       f.offset = at;
-      f.count = std::min(most, blocks - at);
+      f.count = std::min(most, r.end - at);
       const index_t teams = (f.count + f.per_team - 1) / f.per_team;
       Kokkos::TeamPolicy<Kokkos::Cuda, Kokkos::LaunchBounds<32, 16>, Kokkos::IndexType<int>> policy(
           space, static_cast<int>(teams), 1, 32);

@@ -19,6 +19,9 @@
 //       a warp walk of 128 x 128 blocks under the map's kind (each distance
 //       offered to both ends in registers; nearest_gpu.hpp, the same keys);
 //       a part of the league and every other case take reduce_rows.
+//   nearest_neighbour_part(space, points, map, part, parts, keys)
+//       the same over part `part` of `parts` (MPI ranks), the warp walk's
+//       league split on CUDA.
 //
 // The distance is the element kernel's (direct_dist), so a histogram or a
 // count agrees with the distances tdmaps-edm writes. map: a map over
@@ -161,25 +164,25 @@ struct NearestIndex {
 }  // namespace detail
 
 namespace detail {
-/// The CUDA warp kernel (nearest_gpu.hpp) for a whole triangle of fp32
-/// points of D = 2, 3, 4 coordinates back to back: run it and return true;
-/// otherwise (another backend, precision or shape, part of a league) false,
-/// and the caller runs reduce_rows.
+/// The CUDA warp kernel (nearest_gpu.hpp) for fp32 points of D = 2, 3, 4
+/// coordinates back to back, over part `part` of `parts` of its league of
+/// 128-blocks: run it and return true; otherwise (another backend,
+/// precision or shape) false, and the caller runs reduce_rows.
 template <class ExecSpace, class Points, class Map, class Keys, int D>
-bool nearest_warp_if(const ExecSpace& space, const Points& points, const Map& map, bool whole, const Keys& keys,
-                     const LaunchHints& hints, const std::string& label, std::integral_constant<int, D>) {
+bool nearest_warp_if(const ExecSpace& space, const Points& points, const Map& map, int part, int parts,
+                     const Keys& keys, const LaunchHints& hints, const std::string& label,
+                     std::integral_constant<int, D>) {
 #if defined(KOKKOS_ENABLE_CUDA)
   if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value && D >= 2 &&
                 std::is_same<typename Points::non_const_value_type, float>::value) {
-    if (!whole) return false;
     if (hints.blocks_per_team < 0)
       throw std::invalid_argument("tdmaps::edm::nearest_neighbour: blocks_per_team = " +
                                   std::to_string(hints.blocks_per_team) + " must be >= 0 (0: the library's choice)");
-    nearest_warp<D>(space, map, points.data(), keys, hints.blocks_per_team, label);
+    nearest_warp<D>(space, map, points.data(), keys, hints.blocks_per_team, label, part, parts);
     return true;
   }
 #endif
-  (void)space, (void)points, (void)map, (void)whole, (void)keys, (void)hints, (void)label;
+  (void)space, (void)points, (void)map, (void)part, (void)parts, (void)keys, (void)hints, (void)label;
   return false;
 }
 }  // namespace detail
@@ -244,13 +247,37 @@ void nearest_neighbour(const ExecSpace& space, const Points& points, const Map& 
   detail::with_dims(points, [&](auto dims) {
     constexpr int D = decltype(dims)::value;
     if constexpr (std::is_same<Real, float>::value) {
-      if (detail::nearest_warp_if(space, points, map, range.begin == 0 && range.end == tdmaps::detail::league_size(map, 0),
-                                  keys, hints, label, dims))
+      if (range.begin == 0 && range.end == tdmaps::detail::league_size(map, 0) &&
+          detail::nearest_warp_if(space, points, map, 0, 1, keys, hints, label, dims))
         return;
       reduce_rows<RowMin<NearestKey>>(space, map, range, detail::NearestKeyF<Points, D>{points}, keys, label, hints);
     } else
       reduce_rows<RowMin<NearestKey>>(space, map, range, detail::NearestDist<Points, D>{points}, keys, label, hints);
   });
+}
+
+/// \brief nearest_neighbour over part `part` of `parts` of the triangle of a
+/// one-launch map (bb, lambda), keys joined as by the range overload: the
+/// parts p = 0 .. parts - 1 (MPI ranks, each its own, then the keys' minimum
+/// over the ranks) give the whole triangle's keys. On CUDA, fp32 points of 2
+/// to 4 coordinates back to back split the warp walk's league of 128-blocks;
+/// elsewhere the part is omega_range(map, part, parts) (fp64: the range that
+/// nearest_index_pass takes too).
+template <class ExecSpace, class Points, class Map, class Keys>
+void nearest_neighbour_part(const ExecSpace& space, const Points& points, const Map& map, int part, int parts,
+                            const Keys& keys, const LaunchHints& hints = LaunchHints()) {
+  static_assert(!is_multi_launch_map_v<Map>, "tdmaps::edm::nearest_neighbour_part: a one-launch map (bb, lambda)");
+  if (parts < 1 || part < 0 || part >= parts)
+    throw std::invalid_argument("tdmaps::edm::nearest_neighbour_part: part " + std::to_string(part) + " of " +
+                                std::to_string(parts) + " (need parts >= 1 and 0 <= part < parts)");
+  detail::check_points<typename Points::non_const_value_type>(points, "tdmaps::edm::nearest_neighbour_part");
+  detail::check_map(map, points.extent(0), "tdmaps::edm::nearest_neighbour_part");
+  bool done = false;
+  detail::with_dims(points, [&](auto dims) {
+    done = detail::nearest_warp_if(space, points, map, part, parts, keys, hints,
+                                   std::string("tdmaps::edm::nearest::") + Map::name, dims);
+  });
+  if (!done) nearest_neighbour(space, points, map, omega_range(map, part, parts), keys, hints);
 }
 
 /// fp64 only: the second pass over `range` of a nearest_neighbour whose first
@@ -285,7 +312,7 @@ void nearest_neighbour(const ExecSpace& space, const Points& points, const Map& 
     constexpr int D = decltype(dims)::value;
     if constexpr (std::is_same<Real, float>::value) {
       const std::string label = std::string("tdmaps::edm::nearest::") + Map::name;
-      if (!detail::nearest_warp_if(space, points, map, true, keys, hints, label, dims))
+      if (!detail::nearest_warp_if(space, points, map, 0, 1, keys, hints, label, dims))
         reduce_rows<RowMin<NearestKey>>(space, map, detail::NearestKeyF<Points, D>{points}, keys, label, hints);
     } else {
       reduce_rows<RowMin<NearestKey>>(space, map, detail::NearestDist<Points, D>{points}, keys,
