@@ -10,7 +10,7 @@
 # where tdmaps-nbody is there one N-body force evaluation (n = 2^20, fp32
 # and fp64, the ranks' accelerations summed: inside ms_min). Each `ms_min`
 # of --repeat 3; every output of R ranks compared with one rank's. N_EDM,
-# N_ATM, N_COL, N_NBODY override the sizes. Prints the table last: times,
+# N_ATM, N_COL, N_NBODY override the sizes; CASES picks cases (e.g. CASES=nn). Prints the table last: times,
 # efficiency t1 / (R tR), the time the ranks' results take to meet at the
 # most ranks (ms_combine: copies and all-reductions, outside ms_min), and
 # whether the outputs equal one rank's.
@@ -48,9 +48,11 @@ PYEOF
 J="$OUT/ranks.jsonl"
 : > "$J"
 # run R NAME ARGS...: one mpirun of R ranks; its JSON line tagged with the case.
+# CASES: the cases to run (default all: hist nn count atm collide_count collide_pairs nbody_fp32 nbody_fp64).
 run() {
   local r=$1 name=$2
   shift 2
+  case " ${CASES:-$name} " in *" $name "*) ;; *) return 0 ;; esac
   echo "+ $MPIRUN --allow-run-as-root --bind-to none $MPI_EXTRA -n $r $*" >> "$OUT/commands.txt"
   local line
   line=$(timeout "${LIMIT:-300}" "$MPIRUN" --allow-run-as-root --bind-to none $MPI_EXTRA -n "$r" "$@" 2>> "$WORK/stderr.log" | grep '^{')

@@ -26,14 +26,15 @@
 #include <tdmaps/kokkos_ext/intrinsics.hpp>
 #include <tdmaps/kokkos_ext/warp_math.hpp>
 #include <tdmaps/launch/detail/make_tile.hpp>
+#include <tdmaps/launch/detail/warp_walk.hpp>
 #include <tdmaps/launch/omega_range.hpp>
 #include <tdmaps/launch/reduce.hpp>
 #include <tdmaps/maps/detail/map_access.hpp>
 #include <tdmaps/maps/detail/map_traits.hpp>
+#include <tdmaps/maps/map_concept.hpp>
 
 #include <Kokkos_Core.hpp>
 
-#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -44,15 +45,8 @@ namespace edm {
 namespace detail {
 
 /// Rows (and columns) per lane, and the side of a warp's block.
-constexpr int nearest_rows = 4;
-constexpr int nearest_block = 32 * nearest_rows;
-
-/// The map of 128-blocks of the caller's map kind: Map over Domain2(ceil(n / 4), 32).
-template <class Map>
-Map nearest_block_map(const Map& map) {
-  const index_t n = map.domain.n;
-  return Map(Domain2((n + nearest_rows - 1) / nearest_rows, 32, Triangle::strict_lower));
-}
+constexpr int nearest_rows = tdmaps::detail::warp_walk_rows;
+constexpr int nearest_block = tdmaps::detail::warp_walk_block;
 
 template <int D, class Map, class Keys>
 struct NearestWarp {
@@ -165,46 +159,27 @@ TDMAPS_UNROLL
   }
 };
 
-/// Blocks per warp: enough warps to fill the device twice, at most 16 blocks
-/// each (rows flushed once per segment).
-inline int nearest_blocks_per_team(index_t blocks, int concurrency) {
-  const index_t warps = std::max<index_t>(1, concurrency / 32);
-  const index_t k = blocks / (2 * warps);
-  return static_cast<int>(std::min<index_t>(16, std::max<index_t>(1, k)));
-}
-
 /// keys joined with the nearest partners of the pairs of part `part` of
 /// `parts` of the league of 128-blocks of `map`'s domain (fp32 points, D =
 /// 2, 3, 4 back to back; parts > 1: a one-launch map); blocks_per_team 0:
-/// nearest_blocks_per_team.
+/// warp_walk_blocks_per_team.
 template <int D, class Map, class Keys>
 void nearest_warp(const Kokkos::Cuda& space, const Map& map, const float* x, const Keys& keys, int blocks_per_team,
                   const std::string& label, int part, int parts) {
   const index_t n = map.domain.n;
   if (n < 2) return;
-  const Map macro = nearest_block_map(map);
+  const Map macro = tdmaps::detail::warp_walk_map(map);
   for (int l = 0; l < tdmaps::detail::launches(macro); ++l) {
     OmegaRange r{0, tdmaps::detail::league_size(macro, l)};
-    if (parts > 1) r = omega_range(macro, part, parts);
-    const index_t blocks = r.end - r.begin;
-    if (blocks <= 0) continue;
+    if constexpr (!is_multi_launch_map_v<Map>)
+      if (parts > 1) r = omega_range(macro, part, parts);
     NearestWarp<D, Map, Keys> f;
     f.map = macro;
     f.launch = l;
-    f.per_team = blocks_per_team > 0 ? blocks_per_team : nearest_blocks_per_team(blocks, space.concurrency());
     f.n = n;
     f.x = x;
     f.keys = keys;
-    // Leagues of at most 2^30 teams (a CUDA grid's int), omegas from f.offset.
-    const index_t most = (index_t(1) << 30) * f.per_team;
-    for (index_t at = r.begin; at < r.end; at += most) {
-      f.offset = at;
-      f.count = std::min(most, r.end - at);
-      const index_t teams = (f.count + f.per_team - 1) / f.per_team;
-      Kokkos::TeamPolicy<Kokkos::Cuda, Kokkos::LaunchBounds<32, 16>, Kokkos::IndexType<int>> policy(
-          space, static_cast<int>(teams), 1, 32);
-      Kokkos::parallel_for(label, policy, f);
-    }
+    tdmaps::detail::warp_walk_launch(space, f, r.begin, r.end, blocks_per_team, label);
   }
 }
 

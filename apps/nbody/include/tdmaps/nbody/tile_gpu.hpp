@@ -24,6 +24,7 @@
 #include <tdmaps/kokkos_ext/intrinsics.hpp>
 #include <tdmaps/kokkos_ext/warp_math.hpp>
 #include <tdmaps/launch/detail/make_tile.hpp>
+#include <tdmaps/launch/detail/warp_walk.hpp>
 #include <tdmaps/launch/omega_range.hpp>
 #include <tdmaps/launch/pair_both_ends.hpp>
 #include <tdmaps/maps/detail/map_access.hpp>
@@ -32,7 +33,6 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <algorithm>
 #include <string>
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -42,14 +42,13 @@ namespace nbody {
 namespace detail {
 
 /// Rows (and columns) per lane, and the side of a warp's block.
-constexpr int warp_rows = 4;
-constexpr int warp_block = 32 * warp_rows;
+constexpr int warp_rows = tdmaps::detail::warp_walk_rows;
+constexpr int warp_block = tdmaps::detail::warp_walk_block;
 
 /// The map of 128-blocks of the caller's map kind: Map over Domain2(ceil(n / 4), 32).
 template <class Map>
 Map warp_block_map(const Map& map) {
-  const index_t n = map.domain.n;
-  return Map(Domain2((n + warp_rows - 1) / warp_rows, 32, Triangle::strict_lower));
+  return tdmaps::detail::warp_walk_map(map);
 }
 
 template <class Real, class Mem, class LawT, class Map>
@@ -166,39 +165,20 @@ TDMAPS_UNROLL
   }
 };
 
-/// Blocks per warp where the caller left it to tdmaps: enough warps to fill
-/// the device twice, at most 16 blocks each (rows flushed once per segment).
-inline int warp_blocks_per_team(index_t blocks, int concurrency) {
-  const index_t warps = std::max<index_t>(1, concurrency / 32);
-  const index_t k = blocks / (2 * warps);
-  return static_cast<int>(std::min<index_t>(16, std::max<index_t>(1, k)));
-}
-
 /// out += the pairs of the omegas [begin, end) of launch l of the 128-block map `macro`.
 template <class Real, class Map, class LawT>
 void warp_tile_launch(const Kokkos::Cuda& space, const Map& macro, int l, index_t begin, index_t end, index_t n,
                       const Kokkos::View<const Real* [3], Kokkos::LayoutRight, Kokkos::CudaSpace>& x, const LawT& law,
                       const Kokkos::View<Accel<Real>*, Kokkos::CudaSpace>& out, int blocks_per_team,
                       const std::string& label) {
-  if (end <= begin) return;
   WarpTile<Real, Kokkos::CudaSpace, LawT, Map> f;
   f.map = macro;
   f.launch = l;
-  f.per_team = blocks_per_team > 0 ? blocks_per_team : warp_blocks_per_team(end - begin, space.concurrency());
   f.n = n;
   f.x = x;
   f.law = law;
   f.out = out;
-  // Leagues of at most 2^30 teams (a CUDA grid's int), omegas from f.offset.
-  const index_t most = (index_t(1) << 30) * f.per_team;
-  for (index_t at = begin; at < end; at += most) {
-    f.offset = at;
-    f.count = std::min(most, end - at);
-    const index_t teams = (f.count + f.per_team - 1) / f.per_team;
-    Kokkos::TeamPolicy<Kokkos::Cuda, Kokkos::LaunchBounds<32, 16>, Kokkos::IndexType<int>> policy(
-        space, static_cast<int>(teams), 1, 32);
-    Kokkos::parallel_for(label, policy, f);
-  }
+  tdmaps::detail::warp_walk_launch(space, f, begin, end, blocks_per_team, label);
 }
 
 }  // namespace detail
