@@ -54,9 +54,40 @@ struct Point {
 };
 
 struct Report {
-  app::Timing times;
+  app::Timing times;  // ms_combine: MPI ranks, the last evaluation's all-reduction (inside ms_min)
   Point last;
   double e0 = 0;
+};
+
+/// MPI ranks: where the accelerations are summed, fp64 host memory the
+/// device writes fast (CUDA: pinned).
+template <class Mem>
+struct stage_space {
+  using type = Kokkos::HostSpace;
+};
+#if defined(KOKKOS_ENABLE_CUDA)
+template <>
+struct stage_space<Kokkos::CudaSpace> {
+  using type = Kokkos::CudaHostPinnedSpace;
+};
+#endif
+
+/// sums(4 i + c) = the fp64 value of component c of acc(i), and back.
+template <class Real, class Mem>
+struct RankSums {
+  Kokkos::View<nb::Accel<Real>*, Mem> acc;
+  Kokkos::View<double*, Mem> sums;
+  bool back = false;
+  KOKKOS_FUNCTION void operator()(const index_t i) const {
+    double* d = &sums(static_cast<std::size_t>(4 * i));
+    nb::Accel<Real>& a = acc(i);
+    if (back) {
+      a = nb::Accel<Real>{static_cast<Real>(d[0]), static_cast<Real>(d[1]), static_cast<Real>(d[2]),
+                          static_cast<Real>(d[3])};
+    } else {
+      d[0] = a.x, d[1] = a.y, d[2] = a.z, d[3] = a.e;
+    }
+  }
 };
 
 using app::finite_or_null;
@@ -115,10 +146,19 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
   }
   const nb::Forces<Real, Space> f(space, o.params, s.m, s.q);
   // MPI ranks: each its part of the map's league (balanced by pairs), one
-  // sum of the accelerations per evaluation; every rank then holds all of them.
+  // sum of the accelerations per evaluation; every rank then holds all of
+  // them. The parts are summed in fp64 (a few fp32 or fp64 parts: the same
+  // sum on every rank whatever order the all-reduction takes), widened and
+  // narrowed on the device, through pinned host memory on CUDA.
   constexpr bool one_launch = !tdmaps::is_multi_launch_map_v<Map>;
-  auto host_a = Kokkos::create_mirror_view(Kokkos::HostSpace(), s.a);
-  std::vector<double> sum(static_cast<std::size_t>(ranks.size() > 1 ? 4 * n : 0));
+  const std::size_t sums_len = static_cast<std::size_t>(ranks.size() > 1 ? 4 * n : 0);
+  RankSums<Real, mem> widen{s.a, Kokkos::View<double*, mem>(
+                                     Kokkos::view_alloc(Kokkos::WithoutInitializing, "tdmaps::nbody::rank_sums"), sums_len)};
+  RankSums<Real, mem> narrow = widen;
+  narrow.back = true;
+  Kokkos::View<double*, typename stage_space<mem>::type> host_sums(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "tdmaps::nbody::rank_sums_host"), sums_len);
+  double ms_combine = 0;
   const auto forces = [&] {
     if (ranks.size() == 1) {
       f.compute(map, s.x, s.a, o.run.hints);
@@ -126,19 +166,17 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
     }
     Kokkos::deep_copy(space, s.a, nb::Accel<Real>{Real(0), Real(0), Real(0), Real(0)});
     if constexpr (one_launch) f.add_part(map, ranks.rank(), ranks.size(), s.x, s.a, o.run.hints);
-    Kokkos::deep_copy(space, host_a, s.a);
     space.fence();
-    for (index_t i = 0; i < n; ++i) {
-      double* d = &sum[static_cast<std::size_t>(4 * i)];
-      d[0] = host_a(i).x, d[1] = host_a(i).y, d[2] = host_a(i).z, d[3] = host_a(i).e;
-    }
-    ranks.sum_f64(sum.data(), static_cast<std::int64_t>(sum.size()));
-    for (index_t i = 0; i < n; ++i) {
-      const double* d = &sum[static_cast<std::size_t>(4 * i)];
-      host_a(i) = nb::Accel<Real>{static_cast<Real>(d[0]), static_cast<Real>(d[1]), static_cast<Real>(d[2]),
-                                  static_cast<Real>(d[3])};
-    }
-    Kokkos::deep_copy(space, s.a, host_a);
+    app::Timer combine;
+    const Kokkos::RangePolicy<Space, Kokkos::IndexType<index_t>> bodies(space, 0, n);
+    Kokkos::parallel_for("tdmaps::nbody::rank_sums_widen", bodies, widen);
+    Kokkos::deep_copy(space, host_sums, widen.sums);
+    space.fence();
+    ranks.sum_f64(host_sums.data(), static_cast<std::int64_t>(sums_len));
+    Kokkos::deep_copy(space, widen.sums, host_sums);
+    Kokkos::parallel_for("tdmaps::nbody::rank_sums_narrow", bodies, narrow);
+    space.fence();
+    ms_combine = 1e3 * combine.seconds();
   };
 
   Report rep;
@@ -148,6 +186,7 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
       forces();
       space.fence();
     });
+    rep.times.ms_combine = ms_combine;
     rep.last.d = nb::diagnostics(space, s);
     rep.e0 = rep.last.d.total();
   } else {
@@ -217,6 +256,7 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
     rep.times.runs = static_cast<int>(std::min<std::int64_t>(o.steps, std::numeric_limits<int>::max()));
     rep.times.ms_mean = 1e3 * sum_s / static_cast<double>(o.steps);
     rep.times.ms_min = 1e3 * best;
+    rep.times.ms_combine = ms_combine;
     if (snap) snap->commit();
   }
   if (!root || (o.output.empty() && o.forces.empty())) return rep;
@@ -228,8 +268,7 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
                 [&](index_t i, int c) { return double(hv(i, c)); }, in.m);
   }
   if (!o.forces.empty()) {
-    Kokkos::deep_copy(space, host_a, s.a);
-    space.fence();
+    auto host_a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.a);
     std::vector<double> rows(static_cast<std::size_t>(4 * n));
     for (index_t i = 0; i < n; ++i) {
       double* r = &rows[static_cast<std::size_t>(4 * i)];
@@ -248,6 +287,7 @@ void print_report(const Options& o, const Input& in, const Report& rep, double t
   if (o.run.json) {
     nlohmann::json j = header_json(o, in, rep.times, total_seconds * 1e3, ranks, "nbody");
     add_point(j, rep.last);
+    j["ms_combine"] = rep.times.ms_combine;
     j["steps"] = o.steps;
     j["dt"] = o.steps > 0 ? nlohmann::json(o.dt) : nlohmann::json(nullptr);
     j["G"] = o.params.law == nb::Law::gravity ? nlohmann::json(o.params.G) : nlohmann::json(nullptr);
