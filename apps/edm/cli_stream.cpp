@@ -8,6 +8,7 @@
 #include "cli_common.hpp"
 #include "common/cli.hpp"
 #include "common/memory.hpp"
+#include "common/staging.hpp"
 #include "common/output_file.hpp"
 #include "common/progress.hpp"
 #include "common/ranks.hpp"
@@ -31,18 +32,6 @@
 namespace tdmaps {
 namespace edm_cli {
 namespace {
-
-/// Host memory the device copies into at full speed (pinned on CUDA).
-template <class ExecSpace>
-struct staging_space {
-  using type = Kokkos::HostSpace;
-};
-#if defined(KOKKOS_ENABLE_CUDA)
-template <>
-struct staging_space<Kokkos::Cuda> {
-  using type = Kokkos::CudaHostPinnedSpace;
-};
-#endif
 
 /// Two instances of ExecSpace: compute and copy (two CUDA streams; one
 /// instance twice on host backends, where nothing is copied).
@@ -109,7 +98,7 @@ void stream_chunks(const Map& map, const Kokkos::View<const Real**, Kokkos::Layo
                    const std::function<void(const Real*, index_t, index_t)>& sink, app::Progress& progress,
                    const LaunchHints& hints) {
   using mem = typename ExecSpace::memory_space;
-  using host_mem = typename staging_space<ExecSpace>::type;
+  using host_mem = typename app::staging_space<ExecSpace>::type;
   constexpr bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, mem>::accessible;
   if (chunk < 1) throw app::Error("the streamed output needs chunks of at least one element");
   const index_t chunks = (end - begin + chunk - 1) / chunk;
@@ -225,7 +214,7 @@ app::Timing stream_matrix(const Run<Real>& r, StreamPlan& plan, const tdmaps::Do
   const std::vector<std::int64_t> shape{plan.elements};
   const std::string head = plan.output.empty() ? std::string() : app::npy_header<Real>(shape);
   const index_t hb = static_cast<index_t>(head.size());
-  using host_mem = typename staging_space<ExecSpace>::type;
+  using host_mem = typename app::staging_space<ExecSpace>::type;
   Kokkos::View<Real*, host_mem> host_out;
   std::unique_ptr<app::OutputFile> file;
   std::unique_ptr<app::SlabFile> slab;

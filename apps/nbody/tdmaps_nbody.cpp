@@ -14,6 +14,7 @@
 #include <tdmaps/nbody.hpp>
 
 #include "cli_input.hpp"
+#include "rank_sums.hpp"
 #include "common/cli.hpp"
 #include "common/cli_options.hpp"
 #include "common/run_scope.hpp"
@@ -57,37 +58,6 @@ struct Report {
   app::Timing times;  // ms_combine: MPI ranks, the last evaluation's all-reduction (inside ms_min)
   Point last;
   double e0 = 0;
-};
-
-/// MPI ranks: where the accelerations are summed, fp64 host memory the
-/// device writes fast (CUDA: pinned).
-template <class Mem>
-struct stage_space {
-  using type = Kokkos::HostSpace;
-};
-#if defined(KOKKOS_ENABLE_CUDA)
-template <>
-struct stage_space<Kokkos::CudaSpace> {
-  using type = Kokkos::CudaHostPinnedSpace;
-};
-#endif
-
-/// sums(4 i + c) = the fp64 value of component c of acc(i), and back.
-template <class Real, class Mem>
-struct RankSums {
-  Kokkos::View<nb::Accel<Real>*, Mem> acc;
-  Kokkos::View<double*, Mem> sums;
-  bool back = false;
-  KOKKOS_FUNCTION void operator()(const index_t i) const {
-    double* d = &sums(static_cast<std::size_t>(4 * i));
-    nb::Accel<Real>& a = acc(i);
-    if (back) {
-      a = nb::Accel<Real>{static_cast<Real>(d[0]), static_cast<Real>(d[1]), static_cast<Real>(d[2]),
-                          static_cast<Real>(d[3])};
-    } else {
-      d[0] = a.x, d[1] = a.y, d[2] = a.z, d[3] = a.e;
-    }
-  }
 };
 
 using app::finite_or_null;
@@ -145,19 +115,10 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
     space.fence();
   }
   const nb::Forces<Real, Space> f(space, o.params, s.m, s.q);
-  // MPI ranks: each its part of the map's league (balanced by pairs), one
-  // sum of the accelerations per evaluation; every rank then holds all of
-  // them. The parts are summed in fp64 (a few fp32 or fp64 parts: the same
-  // sum on every rank whatever order the all-reduction takes), widened and
-  // narrowed on the device, through pinned host memory on CUDA.
+  // MPI ranks: each its part of the map's league (balanced by pairs), then
+  // one sum of the accelerations per evaluation (rank_sums.hpp).
   constexpr bool one_launch = !tdmaps::is_multi_launch_map_v<Map>;
-  const std::size_t sums_len = static_cast<std::size_t>(ranks.size() > 1 ? 4 * n : 0);
-  RankSums<Real, mem> widen{s.a, Kokkos::View<double*, mem>(
-                                     Kokkos::view_alloc(Kokkos::WithoutInitializing, "tdmaps::nbody::rank_sums"), sums_len)};
-  RankSums<Real, mem> narrow = widen;
-  narrow.back = true;
-  Kokkos::View<double*, typename stage_space<mem>::type> host_sums(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "tdmaps::nbody::rank_sums_host"), sums_len);
+  const RankSums<Real, Space> sum_ranks(s.a, ranks);
   double ms_combine = 0;
   const auto forces = [&] {
     if (ranks.size() == 1) {
@@ -167,16 +128,7 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
     Kokkos::deep_copy(space, s.a, nb::Accel<Real>{Real(0), Real(0), Real(0), Real(0)});
     if constexpr (one_launch) f.add_part(map, ranks.rank(), ranks.size(), s.x, s.a, o.run.hints);
     space.fence();
-    app::Timer combine;
-    const Kokkos::RangePolicy<Space, Kokkos::IndexType<index_t>> bodies(space, 0, n);
-    Kokkos::parallel_for("tdmaps::nbody::rank_sums_widen", bodies, widen);
-    Kokkos::deep_copy(space, host_sums, widen.sums);
-    space.fence();
-    ranks.sum_f64(host_sums.data(), static_cast<std::int64_t>(sums_len));
-    Kokkos::deep_copy(space, widen.sums, host_sums);
-    Kokkos::parallel_for("tdmaps::nbody::rank_sums_narrow", bodies, narrow);
-    space.fence();
-    ms_combine = 1e3 * combine.seconds();
+    ms_combine = sum_ranks(space);
   };
 
   Report rep;
