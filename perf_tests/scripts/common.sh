@@ -57,6 +57,13 @@ say() {
   else echo "== $* (t=$((SECONDS - T0)) s)"; fi
 }
 note() { if [ -n "$LOG" ]; then tee -a "$LOG"; else cat; fi; }
+# use_logs: the batch's logs in L=$OUT/logs, phases in $L/batch.log, sanitizer logs beside them.
+use_logs() {
+  L=$OUT/logs
+  mkdir -p "$L"
+  LOG=$L/batch.log
+  SAN_DIR=$L
+}
 
 sweep() { python3 "$PERF_SCRIPTS/sweep.py" "$@"; }
 # budget_sweep RESERVE ARGS...: a sweep cut off RESERVE seconds before the

@@ -14,10 +14,7 @@
 # --rho3, --atm-n, --atm-rho).
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 use_bin "${1:-}"
-L=$OUT/logs
-mkdir -p "$L"
-LOG=$L/batch.log
-SAN_DIR=$L
+use_logs
 SAN_RESERVE=${SAN_RESERVE:-30}
 N3=${N3:-256,512,1024,1536,2048}
 RHO3=${RHO3:-4,8}

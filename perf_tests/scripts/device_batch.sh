@@ -16,10 +16,7 @@
 # keep_batch.sh turns them into perf_tests/results/h100/.
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 use_bin "${1:-}"
-L=$OUT/logs
-mkdir -p "$L"
-LOG=$L/batch.log
-SAN_DIR=$L
+use_logs
 echo "command: BUDGET=$BUDGET bash $0 $*" | note  # keep_reference.sh copies it into commands.txt
 
 say machine

@@ -14,9 +14,7 @@
 # NBODY_K override the binary's --nbody-n, --nbody-rho and --nbody-k.
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 use_bin "${1:-}"
-L=$OUT/logs
-mkdir -p "$L"
-LOG=$L/batch.log
+use_logs
 SAN_RESERVE=${SAN_RESERVE:-30}
 NBODY_ARGS=()
 [ -n "${NBODY_N:-}" ] && NBODY_ARGS+=("--nbody-n=$NBODY_N")

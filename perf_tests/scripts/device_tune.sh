@@ -12,10 +12,7 @@
 # Everything lands in $OUT as tune.tgz, launch.tgz and logs.tgz.
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 use_bin "${1:-}"
-L=$OUT/logs
-mkdir -p "$L"
-LOG=$L/batch.log
-SAN_DIR=$L
+use_logs
 SAN_RESERVE=30  # the sanitizers are this batch's last phase
 
 say machine

@@ -7,6 +7,7 @@
 
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/kokkos_ext/intrinsics.hpp>
+#include <tdmaps/launch/detail/element_functor_base.hpp>
 #include <tdmaps/launch/detail/make_tile.hpp>
 #include <tdmaps/launch/team_policy.hpp>
 #include <tdmaps/launch/tile.hpp>
@@ -20,28 +21,18 @@ namespace tdmaps {
 namespace detail {
 
 template <class ExecSpace, class Map, class Kernel>
-struct ElementFunctor {
-  Map map;
-  Kernel kernel;
-  int launch;
-  index_t offset = 0;  ///< first omega of this Kokkos launch
-  index_t count = 0;   ///< omegas of this Kokkos launch: [offset, offset + count)
-  int log2_rho;        ///< rho = 2^log2_rho
+struct ElementFunctor : ElementFunctorBase<ExecSpace, Map, Kernel> {
+  using Base = ElementFunctorBase<ExecSpace, Map, Kernel>;
+  using Base::kernel;
+  using Base::log2_rho;
+  using Base::map;
 
-  ElementFunctor(const Map& m, const Kernel& k, int l)
-      : map(m), kernel(k), launch(l), log2_rho(intrinsics::bit_length(static_cast<std::uint64_t>(m.domain.rho)) - 1) {}
+  ElementFunctor(const Map& m, const Kernel& k, int l) : Base(m, k, l) {}
 
   KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team) const {
-    each_block<ExecSpace, true>(map, launch, offset, count, team, [&](const Tile& t) { run_block(team, t); });
+    each_block<ExecSpace, true>(map, this->launch, this->offset, this->count, team,
+                                [&](const Tile& t) { run_block(team, t); });
   }
-
-  // GPU teams walk a block as the plain-CUDA kernel does (for_each_lane);
-  // TDMAPS_FORCE_LANE_TILE (tests) makes host teams do so too.
-#if defined(TDMAPS_FORCE_LANE_TILE)
-  static constexpr bool lanes = true;
-#else
-  static constexpr bool lanes = is_gpu_space<ExecSpace>::value;
-#endif
 
   /// The lane walk of block t by the thread of lane tj and rows first, first + step, ...
   KOKKOS_FORCEINLINE_FUNCTION void walk(const Tile& t, const int tj, const int first, const int step) const {
@@ -55,14 +46,13 @@ struct ElementFunctor {
 
   /// Blocks of the triangle per CUDA block of the direct launch: one.
   KOKKOS_FUNCTION int direct_group() const { return 1; }
-  int group = 1;  ///< blocks per CUDA block of the direct launch (always 1 here)
 
   /// The body of the direct CUDA launch (launch/detail/cuda_launch.hpp): block
   /// blockIdx.x of this launch's omegas, walked as on a Kokkos team.
   KOKKOS_FUNCTION void run_direct() const {
     const index_t k = intrinsics::block_x();
     Block2 b;
-    if (k < count && detail::block(map, launch, offset + k, b))
+    if (k < this->count && detail::block(map, this->launch, this->offset + k, b))
       walk(make_tile(map.domain, b), intrinsics::thread_x(), intrinsics::thread_y(), intrinsics::block_dim_y());
   }
 
@@ -70,7 +60,7 @@ struct ElementFunctor {
     // Every element of an off-diagonal block lies in the domain (j <= j0 +
     // rho - 1 < i0 <= i): only diagonal blocks start a lane's rows at its
     // first row inside the triangle (tj + strict <= ti).
-    if constexpr (lanes) {
+    if constexpr (Base::lanes) {
       // Each thread keeps its column (lane) and walks its rows first, first
       // + step, ...: the column and its address are loop-invariant, one test
       // per block for the last block column, one per row for the last block

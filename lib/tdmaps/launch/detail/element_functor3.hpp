@@ -7,6 +7,7 @@
 
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/kokkos_ext/intrinsics.hpp>
+#include <tdmaps/launch/detail/element_functor_base.hpp>
 #include <tdmaps/launch/detail/make_tile.hpp>
 #include <tdmaps/launch/team_policy.hpp>
 #include <tdmaps/launch/tile.hpp>
@@ -20,26 +21,18 @@ namespace tdmaps {
 namespace detail {
 
 template <class ExecSpace, class Map, class Kernel>
-struct ElementFunctor3 {
-  Map map;
-  Kernel kernel;
-  int launch;
-  index_t offset = 0;  ///< first omega of this Kokkos launch
-  index_t count = 0;   ///< omegas of this Kokkos launch: [offset, offset + count)
-  int log2_rho;        ///< rho = 2^log2_rho
+struct ElementFunctor3 : ElementFunctorBase<ExecSpace, Map, Kernel> {
+  using Base = ElementFunctorBase<ExecSpace, Map, Kernel>;
+  using Base::kernel;
+  using Base::log2_rho;
+  using Base::map;
 
-  ElementFunctor3(const Map& m, const Kernel& k, int l)
-      : map(m), kernel(k), launch(l), log2_rho(intrinsics::bit_length(static_cast<std::uint64_t>(m.domain.rho)) - 1) {}
+  ElementFunctor3(const Map& m, const Kernel& k, int l) : Base(m, k, l) {}
 
   KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team) const {
-    each_block<ExecSpace, true>(map, launch, offset, count, team, [&](const Tile3& t) { run_block(team, t); });
+    each_block<ExecSpace, true>(map, this->launch, this->offset, this->count, team,
+                                [&](const Tile3& t) { run_block(team, t); });
   }
-
-#if defined(TDMAPS_FORCE_LANE_TILE)
-  static constexpr bool lanes = true;
-#else
-  static constexpr bool lanes = is_gpu_space<ExecSpace>::value;
-#endif
 
   /// The walk of block t by the thread of column tk, row tj and layers first,
   /// first + step, ...: it keeps its column k and row j and walks its layers
@@ -73,21 +66,20 @@ struct ElementFunctor3 {
   /// block per warp would write rho-value pieces of rho different rows per
   /// store instead. The `dummy3` cases at block side 8 decide it.
   KOKKOS_FUNCTION int direct_group() const { return 32 >> log2_rho; }
-  int group = 1;  ///< blocks side by side in one CUDA block of the direct launch
 
   /// The body of the direct CUDA launch (launch/detail/cuda_launch.hpp): lane x of
   /// CUDA block B takes column x mod rho of omega B group + x / rho.
   KOKKOS_FUNCTION void run_direct() const {
     const int x = intrinsics::thread_x();
-    const index_t w = static_cast<index_t>(intrinsics::block_x()) * group + (x >> log2_rho);
+    const index_t w = static_cast<index_t>(intrinsics::block_x()) * this->group + (x >> log2_rho);
     Block3 b;
-    if (w < count && detail::block(map, launch, offset + w, b))
+    if (w < this->count && detail::block(map, this->launch, this->offset + w, b))
       walk_thread(make_tile(map.domain, b), x & ((1 << log2_rho) - 1));
   }
 
   KOKKOS_FORCEINLINE_FUNCTION void run_block(const team_member_t<ExecSpace>& team, const Tile3& t) const {
     const int strict = t.triangle == Triangle::strict_lower ? 1 : 0;
-    if constexpr (lanes) {
+    if constexpr (Base::lanes) {
       if constexpr (intrinsics::warp_code()) {
         // CUDA: a block of (rho, p rho) threads, each thread one (tk, tj, first).
         walk_thread(t, intrinsics::thread_x());

@@ -10,6 +10,8 @@
 
 #include <tdmaps/core/domain.hpp>
 #include <tdmaps/core/types.hpp>
+#include <tdmaps/launch/detail/make_tile.hpp>
+#include <tdmaps/maps/detail/map_access.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -38,6 +40,32 @@ inline int warp_walk_blocks_per_team(index_t blocks, int concurrency) {
   const index_t warps = std::max<index_t>(1, concurrency / 32);
   const index_t k = blocks / (2 * warps);
   return static_cast<int>(std::min<index_t>(16, std::max<index_t>(1, k)));
+}
+
+/// The device side of a warp walk f (members map, launch, offset, count,
+/// per_team): the team's blocks in order, each as block(i0, j0) with i0, j0
+/// the first row and column of its 128-block; a row segment (the blocks
+/// of one block row that follow each other) opened once by open(i0) before
+/// its first block and flushed once by flush(i0) after its last.
+template <class F, class Open, class Block, class Flush>
+KOKKOS_FORCEINLINE_FUNCTION void warp_walk_blocks(const F& f, const index_t league_rank, Open&& open, Block&& block,
+                                                  Flush&& flush) {
+  index_t seg = -1;  // the row segment's first row (-1: none open)
+  const index_t first = league_rank * f.per_team;
+  const index_t last = first + f.per_team < f.count ? first + f.per_team : f.count;
+  for (index_t k = first; k < last; ++k) {
+    block_type_t<decltype(f.map)> b;
+    if (!detail::block(f.map, f.launch, f.offset + k, b)) continue;
+    const Tile t = make_tile(f.map.domain, b);
+    const index_t i0 = t.i0 * warp_walk_rows, j0 = t.j0 * warp_walk_rows;
+    if (i0 != seg) {
+      if (seg >= 0) flush(seg);
+      seg = i0;
+      open(i0);
+    }
+    block(i0, j0);
+  }
+  if (seg >= 0) flush(seg);
 }
 
 /// Runs the warp walk f (members offset, count, per_team; its map and launch

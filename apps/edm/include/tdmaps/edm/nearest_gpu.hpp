@@ -25,7 +25,6 @@
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/kokkos_ext/intrinsics.hpp>
 #include <tdmaps/kokkos_ext/warp_math.hpp>
-#include <tdmaps/launch/detail/make_tile.hpp>
 #include <tdmaps/launch/detail/warp_walk.hpp>
 #include <tdmaps/launch/omega_range.hpp>
 #include <tdmaps/launch/reduce.hpp>
@@ -118,44 +117,35 @@ TDMAPS_UNROLL
     const int lane = intrinsics::warp_lane();
     float rp[R][D];
     Key rk[R];
-    index_t seg = -1;  // the row segment's first row (-1: none open)
-    const auto flush_rows = [&]() {
-      if (seg < 0) return;
+    tdmaps::detail::warp_walk_blocks(
+        *this, team.league_rank(),
+        [&](const index_t i0) {
 TDMAPS_UNROLL
-      for (int r = 0; r < R; ++r) flush(seg + lane + 32 * r, rk[r]);
-    };
-    const index_t first = static_cast<index_t>(team.league_rank()) * per_team;
-    const index_t last = first + per_team < count ? first + per_team : count;
-    for (index_t b_at = first; b_at < last; ++b_at) {
-      tdmaps::detail::block_type_t<Map> b;
-      if (!tdmaps::detail::block(map, launch, offset + b_at, b)) continue;
-      const Tile t = tdmaps::detail::make_tile(map.domain, b);
-      const index_t i0 = t.i0 * R, j0 = t.j0 * R;
-      if (i0 != seg) {
-        flush_rows();
-        seg = i0;
+          for (int r = 0; r < R; ++r) {
+            load(i0 + lane + 32 * r, rp[r]);
+            rk[r] = none;
+          }
+        },
+        [&](const index_t i0, const index_t j0) {
+          float cp[R][D];
+          Key ck[R];
 TDMAPS_UNROLL
-        for (int r = 0; r < R; ++r) {
-          load(i0 + lane + 32 * r, rp[r]);
-          rk[r] = none;
-        }
-      }
-      float cp[R][D];
-      Key ck[R];
+          for (int c = 0; c < R; ++c) {
+            load(j0 + lane + 32 * c, cp[c]);
+            ck[c] = none;
+          }
+          const bool diag = i0 == j0;
+          if (diag || i0 + nearest_block > n)
+            block_pairs<true>(lane, i0, j0, diag, rp, rk, cp, ck);
+          else
+            block_pairs<false>(lane, i0, j0, diag, rp, rk, cp, ck);
 TDMAPS_UNROLL
-      for (int c = 0; c < R; ++c) {
-        load(j0 + lane + 32 * c, cp[c]);
-        ck[c] = none;
-      }
-      const bool diag = i0 == j0;
-      if (diag || i0 + nearest_block > n)
-        block_pairs<true>(lane, i0, j0, diag, rp, rk, cp, ck);
-      else
-        block_pairs<false>(lane, i0, j0, diag, rp, rk, cp, ck);
+          for (int c = 0; c < R; ++c) flush(j0 + lane + 32 * c, ck[c]);
+        },
+        [&](const index_t i0) {
 TDMAPS_UNROLL
-      for (int c = 0; c < R; ++c) flush(j0 + lane + 32 * c, ck[c]);
-    }
-    flush_rows();
+          for (int r = 0; r < R; ++r) flush(i0 + lane + 32 * r, rk[r]);
+        });
   }
 };
 
