@@ -31,8 +31,7 @@ long long parse_integer(const std::string& flag, const std::string& s) {
   } catch (const std::exception&) {
     pos = 0;
   }
-  if (s.empty() || pos != s.size())
-    throw std::invalid_argument(flag + ": '" + s + "' is not an integer");
+  if (s.empty() || pos != s.size()) throw std::invalid_argument(flag + ": '" + s + "' is not an integer");
   return v;
 }
 
@@ -157,6 +156,8 @@ Own options (LIST: comma-separated numbers or first:last:step ranges):
                         under lambda and bb; GPU default n 16384,65536,262144,
                         1048576, host 1024,2048,4096; block sides 32,16; blocks
                         per team 0 = the library's default, suffix _k<K>)
+  --nbody-terms=LIST     energy (accelerations and energy shares), acc
+                        (accelerations alone: the _acc laws); default both
   --nbody-iters=K       timed iterations of an nbody case (default 5, 3 or 1
                         by its size; each a batch of launches of >= 0.1 s)
   --iters=K             timed launches per case (GPU 20, host 5)
@@ -178,7 +179,8 @@ Options parse_options(int argc, char** argv, bool& show_help) {
     const std::string key = a.substr(0, eq);
     const std::string value = eq == std::string::npos ? "" : a.substr(eq + 1);
     auto need_value = [&]() {
-      if (eq == std::string::npos || value.empty()) throw std::invalid_argument(key + " needs a value (" + key + "=...)");
+      if (eq == std::string::npos || value.empty())
+        throw std::invalid_argument(key + " needs a value (" + key + "=...)");
     };
     if (key == "--quick") {
     } else if (key == "--help" || key == "-h") {
@@ -239,8 +241,7 @@ Options parse_options(int argc, char** argv, bool& show_help) {
       need_value();
       o.collision_results = parse_name_list(value);
       for (const auto& r : o.collision_results)
-        if (r != "count" && r != "intflags" && r != "flags" && r != "rowflags" && r != "tileflags" &&
-            r != "pairs")
+        if (r != "count" && r != "intflags" && r != "flags" && r != "rowflags" && r != "tileflags" && r != "pairs")
           throw std::invalid_argument("--collision-results: unknown result '" + r +
                                       "' (known: count, intflags, flags, rowflags, tileflags, pairs)");
     } else if (key == "--collision-kernels") {
@@ -284,7 +285,8 @@ Options parse_options(int argc, char** argv, bool& show_help) {
       const auto known = map3_labels();
       for (const auto& m : o.maps3)
         if (std::find(known.begin(), known.end(), m) == known.end())
-          throw std::invalid_argument("--maps3: unknown 3-D map '" + m + "' (known: " + tdmaps::join_names(known) + ")");
+          throw std::invalid_argument("--maps3: unknown 3-D map '" + m + "' (known: " + tdmaps::join_names(known) +
+                                      ")");
     } else if (key == "--atm-n") {
       need_value();
       o.atm_n = parse_side3_list(key, value);
@@ -305,6 +307,15 @@ Options parse_options(int argc, char** argv, bool& show_help) {
         o.nbody_k.push_back(static_cast<int>(k));
       }
       if (o.nbody_k.empty()) throw std::invalid_argument("--nbody-k: empty list");
+    } else if (key == "--nbody-terms") {
+      need_value();
+      o.nbody_energy.clear();
+      for (const auto& item : parse_name_list(value)) {
+        if (item != "energy" && item != "acc")
+          throw std::invalid_argument("--nbody-terms: '" + item + "' is neither energy nor acc");
+        o.nbody_energy.push_back(item == "energy");
+      }
+      if (o.nbody_energy.empty()) throw std::invalid_argument("--nbody-terms: empty list");
     } else if (key == "--nbody-iters") {
       need_value();
       const long long k = parse_integer(key, value);
@@ -328,33 +339,45 @@ Options parse_options(int argc, char** argv, bool& show_help) {
     if (d < 1 || d > 64) throw std::invalid_argument("--edm-d: dimension " + std::to_string(d) + " is outside 1..64");
 
   if (!have_n) {
-    if (on_gpu) o.n = o.quick ? std::vector<index_t>{1024, 8192, 16384, 30720, 65536} : papers_sides();
-    else o.n = o.quick ? std::vector<index_t>{256, 1024, 2048} : std::vector<index_t>{256, 512, 1024, 2048, 4096};
+    if (on_gpu)
+      o.n = o.quick ? std::vector<index_t>{1024, 8192, 16384, 30720, 65536} : papers_sides();
+    else
+      o.n = o.quick ? std::vector<index_t>{256, 1024, 2048} : std::vector<index_t>{256, 512, 1024, 2048, 4096};
   }
   if (!have_edm_n) {
-    if (on_gpu) o.edm_n = o.quick ? std::vector<index_t>{8192, 30720} : o.n;
-    else o.edm_n = o.quick ? std::vector<index_t>{512, 2048} : o.n;
+    if (on_gpu)
+      o.edm_n = o.quick ? std::vector<index_t>{8192, 30720} : o.n;
+    else
+      o.edm_n = o.quick ? std::vector<index_t>{512, 2048} : o.n;
   }
   if (!have_collision_n) o.collision_n = o.edm_n;
   if (o.edm_rho.empty()) o.edm_rho = o.quick ? std::vector<int>{32} : o.rho;
   if (o.collision_rho.empty()) o.collision_rho = o.quick ? std::vector<int>{32} : o.rho;
   if (o.launch_n.empty()) {
-    if (on_gpu) o.launch_n = o.quick ? std::vector<index_t>{2048, 16384, 30720} : std::vector<index_t>{2048, 8192, 16384, 30720, 65536};
-    else o.launch_n = o.quick ? std::vector<index_t>{1024} : std::vector<index_t>{1024, 2048};
+    if (on_gpu)
+      o.launch_n =
+          o.quick ? std::vector<index_t>{2048, 16384, 30720} : std::vector<index_t>{2048, 8192, 16384, 30720, 65536};
+    else
+      o.launch_n = o.quick ? std::vector<index_t>{1024} : std::vector<index_t>{1024, 2048};
   }
   if (o.launch_rho.empty()) o.launch_rho = o.quick ? std::vector<int>{16, 32} : o.rho;
   if (o.n3.empty()) {
-    if (on_gpu) o.n3 = o.quick ? std::vector<index_t>{512, 1024, 2048} : std::vector<index_t>{256, 512, 1024, 1536, 2048};
-    else o.n3 = o.quick ? std::vector<index_t>{64, 128} : std::vector<index_t>{64, 128, 256};
+    if (on_gpu)
+      o.n3 = o.quick ? std::vector<index_t>{512, 1024, 2048} : std::vector<index_t>{256, 512, 1024, 1536, 2048};
+    else
+      o.n3 = o.quick ? std::vector<index_t>{64, 128} : std::vector<index_t>{64, 128, 256};
   }
   if (o.atm_n.empty()) {
-    if (on_gpu) o.atm_n = o.quick ? std::vector<index_t>{1024, 4096} : std::vector<index_t>{1024, 2048, 3072, 4096};
-    else o.atm_n = o.quick ? std::vector<index_t>{64, 128} : std::vector<index_t>{64, 128, 256};
+    if (on_gpu)
+      o.atm_n = o.quick ? std::vector<index_t>{1024, 4096} : std::vector<index_t>{1024, 2048, 3072, 4096};
+    else
+      o.atm_n = o.quick ? std::vector<index_t>{64, 128} : std::vector<index_t>{64, 128, 256};
   }
   if (o.nbody_n.empty()) {
     if (on_gpu)
       o.nbody_n = o.quick ? std::vector<index_t>{16384, 65536} : std::vector<index_t>{16384, 65536, 262144, 1048576};
-    else o.nbody_n = o.quick ? std::vector<index_t>{1024} : std::vector<index_t>{1024, 2048, 4096};
+    else
+      o.nbody_n = o.quick ? std::vector<index_t>{1024} : std::vector<index_t>{1024, 2048, 4096};
   }
   if (!have_iters) o.iterations = on_gpu ? (o.quick ? 10 : 20) : (o.quick ? 3 : 5);
   if (!have_ceiling) o.ceiling_bytes = on_gpu ? (std::size_t(4) << 30) : (std::size_t(256) << 20);
@@ -427,10 +450,12 @@ void add_context() {
   int runtime = 0, driver = 0;
   cudaRuntimeGetVersion(&runtime);
   cudaDriverGetVersion(&driver);
-  benchmark::AddCustomContext("cuda_runtime", std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10));
+  benchmark::AddCustomContext("cuda_runtime",
+                              std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10));
   benchmark::AddCustomContext("cuda_driver", std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10));
 #else
-  benchmark::AddCustomContext("device", host_cpu_name() + " (" + std::to_string(ExecSpace().concurrency()) + " threads)");
+  benchmark::AddCustomContext("device",
+                              host_cpu_name() + " (" + std::to_string(ExecSpace().concurrency()) + " threads)");
 #endif
 }
 
@@ -450,8 +475,8 @@ bool fits_in_memory(benchmark::State& state, double bytes, const std::vector<std
   double avail = static_cast<double>(free_bytes());
   for (const auto& slot : reused) avail += static_cast<double>(buffers().held_bytes(slot));
   if (bytes <= 0.95 * avail) return true;
-  state.SkipWithError(("needs " + std::to_string(bytes / 1e9) + " GB, " + std::to_string(avail / 1e9) +
-                       " GB free").c_str());
+  state.SkipWithError(
+      ("needs " + std::to_string(bytes / 1e9) + " GB, " + std::to_string(avail / 1e9) + " GB free").c_str());
   return false;
 }
 

@@ -16,8 +16,8 @@
 
 #include <tdmaps/tdmaps.hpp>
 
-#include <Kokkos_Core.hpp>
 #include <benchmark/benchmark.h>
+#include <Kokkos_Core.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -65,6 +65,7 @@ struct Options {
   std::vector<int> nbody_rho{32, 16};  ///< block sides of the nbody group's triangle variants
   std::vector<int> nbody_k{0};       ///< blocks per team of those (0: the library's default)
   int nbody_iters = 0;               ///< timed iterations of an nbody case (0: by its size)
+  std::vector<bool> nbody_energy{true, false};  ///< the nbody group's terms: with energy (true), accelerations alone
   int iterations = 20;               ///< timed launches per case
   bool check = true;                 ///< verify outputs after timing (errors counter)
   bool quick = false;
@@ -95,7 +96,8 @@ inline std::string team_suffix(int threads) { return threads == 0 ? std::string(
 
 /// Variant suffix of launch hints: team_suffix, then "_k<blocks per team>" unless the default (0).
 inline std::string hints_suffix(const tdmaps::LaunchHints& h) {
-  return team_suffix(h.team_threads) + (h.blocks_per_team == 0 ? std::string() : "_k" + std::to_string(h.blocks_per_team));
+  return team_suffix(h.team_threads) +
+         (h.blocks_per_team == 0 ? std::string() : "_k" + std::to_string(h.blocks_per_team));
 }
 
 /// Every (--team-threads, --blocks-per-team) pair of the options.
@@ -184,9 +186,10 @@ class BufferCache {
         return *std::static_pointer_cast<View>(it->second.view);
       slots_.erase(it);  // free before the new allocation
     }
-    auto v = std::make_shared<View>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tdmaps::bench::" + slot),
-                                    extents...);
-    slots_[slot] = Slot{std::static_pointer_cast<void>(v), std::type_index(typeid(View)), key, v->span() * sizeof(typename View::value_type)};
+    auto v =
+        std::make_shared<View>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tdmaps::bench::" + slot), extents...);
+    slots_[slot] = Slot{std::static_pointer_cast<void>(v), std::type_index(typeid(View)), key,
+                        v->span() * sizeof(typename View::value_type)};
     return *v;
   }
   void clear() { slots_.clear(); }

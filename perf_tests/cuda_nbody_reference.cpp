@@ -5,12 +5,13 @@
 
 #if defined(KOKKOS_ENABLE_CUDA)
 
-#include <Kokkos_Core.hpp>
 #include <cuda_runtime.h>
+#include <Kokkos_Core.hpp>
 
 #include <climits>
 #include <cstdint>
 #include <stdexcept>
+#include <type_traits>
 
 namespace tdmaps_bench {
 namespace cuda_nbody {
@@ -59,8 +60,11 @@ __device__ __forceinline__ double recip_fast(double v) {
 /// G = 1) and m_j / d2^(1/2) (potential, w). The body itself gives r = 0:
 /// no force, and a potential term m_i / eps that finish() takes out again
 /// (the same value). Fast: square's math, eps^2 first (d2 in three FMAs).
-template <class Real, bool Fast>
+/// Energy: the potential summed (else w stays 0: the chapter's kernel,
+/// accelerations alone).
+template <class Real, bool Fast, bool Energy>
 struct Gravity {
+  static constexpr bool energy = Energy;
   Real G;
   Real eps2;
   __device__ __forceinline__ static Real inv(Real v) { return Fast ? inv_sqrt_fast(v) : inv_sqrt(v); }
@@ -76,7 +80,7 @@ struct Gravity {
   /// `self`: body i's own term is in the sums.
   __device__ __forceinline__ Body4<Real> finish(const Body4<Real>& bi, bool self, const Body4<Real>& acc) const {
     const Real phi = self ? acc.w - bi.w * inv(eps2) : acc.w;
-    return Body4<Real>{G * acc.x, G * acc.y, G * acc.z, Real(-0.5) * G * bi.w * phi};
+    return Body4<Real>{G * acc.x, G * acc.y, G * acc.z, Energy ? Real(-0.5) * G * bi.w * phi : Real(0)};
   }
 };
 
@@ -84,9 +88,10 @@ struct Gravity {
 /// 24 epsilon (2 (sigma/r)^12 - (sigma/r)^6) / r^2 (x_i - x_j), its
 /// acceleration that over m_i (finish()); w sums the pair energies
 /// 4 epsilon ((sigma/r)^12 - (sigma/r)^6). The body itself (r = 0) adds
-/// nothing. Fast: square's math.
-template <class Real, bool Fast>
+/// nothing. Fast: square's math. Energy: as Gravity's.
+template <class Real, bool Fast, bool Energy>
 struct LennardJones {
+  static constexpr bool energy = Energy;
   Real sigma2;
   Real eps24;
   Real eps4;
@@ -102,7 +107,7 @@ struct LennardJones {
   }
   __device__ __forceinline__ Body4<Real> finish(const Body4<Real>& bi, bool, const Body4<Real>& acc) const {
     const Real minv = Real(1) / bi.w;
-    return Body4<Real>{acc.x * minv, acc.y * minv, acc.z * minv, Real(0.5) * acc.w};
+    return Body4<Real>{acc.x * minv, acc.y * minv, acc.z * minv, Energy ? Real(0.5) * acc.w : Real(0)};
   }
 };
 
@@ -113,7 +118,7 @@ __device__ __forceinline__ void interact(const LawT& law, const Body4<Real>& bi,
   acc.x += t.x;
   acc.y += t.y;
   acc.z += t.z;
-  acc.w += t.w;
+  if (LawT::energy) acc.w += t.w;
 }
 
 /// Neumaier's compensated sums of four components (the reference).
@@ -183,8 +188,10 @@ __global__ void __launch_bounds__(gems_threads)
     walk(base, count);
   }
   if (!active) return;
-  if constexpr (Compensated) out[t] = law.finish(me, false, sum.value());
-  else out[t] = law.finish(me, true, acc);
+  if constexpr (Compensated)
+    out[t] = law.finish(me, false, sum.value());
+  else
+    out[t] = law.finish(me, true, acc);
 }
 
 // ---- square ----------------------------------------------------------------
@@ -199,8 +206,8 @@ constexpr int square_threads = 256;
 /// lies in one group and reads one address at a time (a broadcast).
 template <class Real, class LawT, int R, int Q>
 __global__ void __launch_bounds__(square_threads)
-    square_kernel(const LawT law, const Body4<Real>* __restrict__ bodies, const index_t targets,
-                  const index_t sources, Body4<Real>* __restrict__ out) {
+    square_kernel(const LawT law, const Body4<Real>* __restrict__ bodies, const index_t targets, const index_t sources,
+                  Body4<Real>* __restrict__ out) {
   constexpr int P = square_threads / Q;
   static_assert(P >= 32 && P % 32 == 0, "a warp lies in one group");
   __shared__ Body4<Real> tile[square_threads];
@@ -274,10 +281,14 @@ using SquareFn = void (*)(LawT, const Body4<Real>*, index_t, index_t, Body4<Real
 template <class Real, class LawT, int R>
 SquareFn<Real, LawT> square_fn_q(int splits) {
   switch (splits) {
-    case 1: return square_kernel<Real, LawT, R, 1>;
-    case 2: return square_kernel<Real, LawT, R, 2>;
-    case 4: return square_kernel<Real, LawT, R, 4>;
-    case 8: return square_kernel<Real, LawT, R, 8>;
+    case 1:
+      return square_kernel<Real, LawT, R, 1>;
+    case 2:
+      return square_kernel<Real, LawT, R, 2>;
+    case 4:
+      return square_kernel<Real, LawT, R, 4>;
+    case 8:
+      return square_kernel<Real, LawT, R, 8>;
   }
   return nullptr;
 }
@@ -286,9 +297,15 @@ template <class Real, class LawT>
 SquareFn<Real, LawT> square_fn(const SquareShape& s) {
   SquareFn<Real, LawT> f = nullptr;
   switch (s.rows) {
-    case 1: f = square_fn_q<Real, LawT, 1>(s.splits); break;
-    case 2: f = square_fn_q<Real, LawT, 2>(s.splits); break;
-    case 4: f = square_fn_q<Real, LawT, 4>(s.splits); break;
+    case 1:
+      f = square_fn_q<Real, LawT, 1>(s.splits);
+      break;
+    case 2:
+      f = square_fn_q<Real, LawT, 2>(s.splits);
+      break;
+    case 4:
+      f = square_fn_q<Real, LawT, 4>(s.splits);
+      break;
   }
   if (f == nullptr)
     throw std::invalid_argument("tdmaps cuda_nbody: no square kernel of shape " + shape_label(s) +
@@ -305,16 +322,32 @@ void check(cudaError_t e, const char* what) {
 
 cudaStream_t stream() { return Kokkos::Cuda().cuda_stream(); }
 
-template <class Real, bool Fast>
-Gravity<Real, Fast> gravity_of(const LawParams& p) {
+template <class Real, bool Fast, bool Energy>
+Gravity<Real, Fast, Energy> gravity_of(const LawParams& p) {
   if (!(p.eps2 > 0)) throw std::invalid_argument("tdmaps cuda_nbody: gravity needs a softening eps^2 > 0");
-  return Gravity<Real, Fast>{static_cast<Real>(p.G), static_cast<Real>(p.eps2)};
+  return Gravity<Real, Fast, Energy>{static_cast<Real>(p.G), static_cast<Real>(p.eps2)};
 }
 
-template <class Real, bool Fast>
-LennardJones<Real, Fast> lennard_jones_of(const LawParams& p) {
-  return LennardJones<Real, Fast>{static_cast<Real>(p.sigma * p.sigma), static_cast<Real>(24 * p.epsilon),
+template <class Real, bool Fast, bool Energy>
+LennardJones<Real, Fast, Energy> lennard_jones_of(const LawParams& p) {
+  return LennardJones<Real, Fast, Energy>{static_cast<Real>(p.sigma * p.sigma), static_cast<Real>(24 * p.epsilon),
                                   static_cast<Real>(4 * p.epsilon)};
+}
+
+/// f(law) with the law of (law, p), Fast as asked and p.energy's Energy.
+template <class Real, bool Fast, class F>
+void with_law(Law law, const LawParams& p, F&& f) {
+  if (law == Law::gravity) {
+    if (p.energy)
+      f(gravity_of<Real, Fast, true>(p));
+    else
+      f(gravity_of<Real, Fast, false>(p));
+  } else {
+    if (p.energy)
+      f(lennard_jones_of<Real, Fast, true>(p));
+    else
+      f(lennard_jones_of<Real, Fast, false>(p));
+  }
 }
 
 template <class Real>
@@ -351,12 +384,10 @@ void launch_gems(Law law, const LawParams& p, index_t n, const Real* bodies, ind
   const Body4<Real>* b = as_body4(const_cast<Real*>(bodies), "bodies");
   Body4<Real>* o = as_body4(out, "out");
   const unsigned grid = grid_of(targets, gems_threads);
-  if (law == Law::gravity)
-    gems_kernel<Real, Gravity<Real, false>, Compensated>
-        <<<grid, gems_threads, 0, stream()>>>(gravity_of<Real, false>(p), b, n, targets, stride, o);
-  else
-    gems_kernel<Real, LennardJones<Real, false>, Compensated>
-        <<<grid, gems_threads, 0, stream()>>>(lennard_jones_of<Real, false>(p), b, n, targets, stride, o);
+  with_law<Real, false>(law, p, [&](const auto& l) {
+    gems_kernel<Real, std::decay_t<decltype(l)>, Compensated>
+        <<<grid, gems_threads, 0, stream()>>>(l, b, n, targets, stride, o);
+  });
   check(cudaGetLastError(), "gems kernel launch");
 }
 
@@ -369,9 +400,7 @@ std::vector<SquareShape> square_shapes() {
   return all;
 }
 
-std::string shape_label(const SquareShape& s) {
-  return "r" + std::to_string(s.rows) + "q" + std::to_string(s.splits);
-}
+std::string shape_label(const SquareShape& s) { return "r" + std::to_string(s.rows) + "q" + std::to_string(s.splits); }
 
 template <class Real>
 void gems(Law law, const LawParams& p, index_t n, const Real* bodies, index_t targets, index_t stride, Real* out) {
@@ -380,29 +409,29 @@ void gems(Law law, const LawParams& p, index_t n, const Real* bodies, index_t ta
 
 void reference(Law law, const LawParams& p, index_t n, const double* bodies, index_t targets, index_t stride,
                double* out) {
-  launch_gems<double, true>(law, p, n, bodies, targets, stride, out);
+  LawParams all = p;
+  all.energy = true;
+  launch_gems<double, true>(law, all, n, bodies, targets, stride, out);
 }
 
 template <class Real>
-void square(Law law, const LawParams& p, const SquareShape& shape, index_t targets, index_t sources,
-            const Real* bodies, Real* out) {
+void square(Law law, const LawParams& p, const SquareShape& shape, index_t targets, index_t sources, const Real* bodies,
+            Real* out) {
   if (targets == 0) return;
   if (targets < 0 || sources < 1)
     throw std::invalid_argument("tdmaps cuda_nbody::square: " + std::to_string(targets) + " targets and " +
                                 std::to_string(sources) + " sources");
   const Body4<Real>* b = as_body4(const_cast<Real*>(bodies), "bodies");
   Body4<Real>* o = as_body4(out, "out");
-  if (law == Law::gravity) launch_square<Real>(gravity_of<Real, true>(p), shape, targets, sources, b, o);
-  else launch_square<Real>(lennard_jones_of<Real, true>(p), shape, targets, sources, b, o);
+  with_law<Real, true>(law, p, [&](const auto& l) { launch_square<Real>(l, shape, targets, sources, b, o); });
 }
 
 template <class Real>
-std::string square_attributes(Law law, const SquareShape& shape) {
+std::string square_attributes(Law law, const LawParams& p, const SquareShape& shape) {
   cudaFuncAttributes a{};
-  if (law == Law::gravity)
-    check(cudaFuncGetAttributes(&a, square_fn<Real, Gravity<Real, true>>(shape)), "cudaFuncGetAttributes");
-  else
-    check(cudaFuncGetAttributes(&a, square_fn<Real, LennardJones<Real, true>>(shape)), "cudaFuncGetAttributes");
+  with_law<Real, true>(law, p, [&](const auto& l) {
+    check(cudaFuncGetAttributes(&a, square_fn<Real, std::decay_t<decltype(l)>>(shape)), "cudaFuncGetAttributes");
+  });
   return "regs=" + std::to_string(a.numRegs) + " local_bytes=" + std::to_string(a.localSizeBytes);
 }
 
@@ -410,8 +439,8 @@ template void gems<float>(Law, const LawParams&, index_t, const float*, index_t,
 template void gems<double>(Law, const LawParams&, index_t, const double*, index_t, index_t, double*);
 template void square<float>(Law, const LawParams&, const SquareShape&, index_t, index_t, const float*, float*);
 template void square<double>(Law, const LawParams&, const SquareShape&, index_t, index_t, const double*, double*);
-template std::string square_attributes<float>(Law, const SquareShape&);
-template std::string square_attributes<double>(Law, const SquareShape&);
+template std::string square_attributes<float>(Law, const LawParams&, const SquareShape&);
+template std::string square_attributes<double>(Law, const LawParams&, const SquareShape&);
 
 }  // namespace cuda_nbody
 }  // namespace tdmaps_bench

@@ -30,7 +30,8 @@
 // itself, r = 0, adds nothing). Bodies: n x 4 Reals (x, y, z, m),
 // 4 * sizeof(Real)-aligned. Outputs: 4 Reals per body, (ax, ay, az, e)
 // with e the body's share of the potential energy (half of each of its
-// pairs'), the layout of tdmaps::nbody::Accel<Real>. Launches are
+// pairs'), the layout of tdmaps::nbody::Accel<Real>; LawParams::energy =
+// false: accelerations alone (as the chapter's kernel), e written 0. Launches are
 // asynchronous, on the stream of the default Kokkos::Cuda instance; errors
 // throw std::runtime_error. Built only with Kokkos_ENABLE_CUDA.
 
@@ -55,6 +56,7 @@ struct LawParams {
   double eps2 = 0.0;     ///< gravity: softening squared, > 0
   double sigma = 1.0;    ///< Lennard-Jones: sigma
   double epsilon = 1.0;  ///< Lennard-Jones: well depth
+  bool energy = true;    ///< the energy shares too (false: accelerations alone, e written 0; the chapter's kernel)
 };
 
 /// A launch shape of the square kernel.
@@ -84,12 +86,12 @@ void reference(Law law, const LawParams& p, tdmaps::index_t n, const double* bod
 /// sources - 1, for i = 0 .. targets - 1 (sources < targets only to time a
 /// shape on a shorter sum: the energy shares are then not those of a full sum).
 template <class Real>
-void square(Law law, const LawParams& p, const SquareShape& shape, tdmaps::index_t targets,
-            tdmaps::index_t sources, const Real* bodies, Real* out);
+void square(Law law, const LawParams& p, const SquareShape& shape, tdmaps::index_t targets, tdmaps::index_t sources,
+            const Real* bodies, Real* out);
 
-/// Registers per thread and local memory bytes of a square kernel.
+/// Registers per thread and local memory bytes of a square kernel (p.energy picks it).
 template <class Real>
-std::string square_attributes(Law law, const SquareShape& shape);
+std::string square_attributes(Law law, const LawParams& p, const SquareShape& shape);
 
 }  // namespace cuda_nbody
 }  // namespace tdmaps_bench

@@ -2,7 +2,10 @@
 // (and each body's share of the potential energy), all-pairs on the square
 // against the triangle of apps/nbody:
 //
-//   nbody/<gravity|lj>/<fp32|fp64>/<variant>/<n>
+//   nbody/<gravity|lj>[_acc]/<fp32|fp64>/<variant>/<n>
+//     _acc: accelerations alone (the chapter's kernel computes no energy;
+//     tdmaps::nbody::Terms::accelerations, the steps between reports);
+//     unsuffixed: accelerations and energy shares, every variant
 //     gems    plain CUDA, GPU Gems 3 ch. 31's kernel (cuda_nbody_reference.hpp)
 //     square  plain CUDA, register-blocked all-pairs; its launch shape
 //             (bodies per thread, groups splitting the sources) picked per
@@ -201,9 +204,10 @@ cuda_nbody::Law cuda_law(Law law) {
   return law == Law::gravity ? cuda_nbody::Law::gravity : cuda_nbody::Law::lennard_jones;
 }
 
-cuda_nbody::LawParams cuda_params(Law law) {
+cuda_nbody::LawParams cuda_params(Law law, bool energy = true) {
   const nb::ForceParams p = force_params(law);
   cuda_nbody::LawParams c;
+  c.energy = energy;
   c.G = p.G;
   c.eps2 = p.softening * p.softening;
   c.sigma = p.sigma;
@@ -255,23 +259,26 @@ struct Errors {
   double energy = 0;
 };
 
+/// energy = false (accelerations alone): Errors::energy is the largest |e|
+/// of the sample, which must be 0.
 template <class Real>
-Errors compare(const Kokkos::View<nb::Accel<Real>*, MemSpace>& acc, const Reference& ref) {
+Errors compare(const Kokkos::View<nb::Accel<Real>*, MemSpace>& acc, const Reference& ref, bool energy = true) {
   const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), acc);
   Errors e;
-  double sum = 0, sum_ref = 0;
+  double sum = 0, sum_ref = 0, largest_e = 0;
   for (index_t t = 0; t < ref.count(); ++t) {
     const nb::Accel<Real>& a = h(t * ref.stride);
     const double* r = &ref.a[static_cast<std::size_t>(4 * t)];
     const double d[3] = {static_cast<double>(a.x) - r[0], static_cast<double>(a.y) - r[1],
                          static_cast<double>(a.z) - r[2]};
-    const double err = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) /
-                       std::sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+    const double err =
+        std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) / std::sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
     e.accel = std::isnan(err) || std::isnan(e.accel) ? NAN : std::max(e.accel, err);
     sum += static_cast<double>(a.e);
     sum_ref += r[3];
+    largest_e = std::isnan(a.e) ? NAN : std::max(largest_e, std::abs(static_cast<double>(a.e)));
   }
-  e.energy = std::abs(sum - sum_ref) / std::abs(sum_ref);
+  e.energy = energy ? std::abs(sum - sum_ref) / std::abs(sum_ref) : largest_e;
   return e;
 }
 
@@ -284,8 +291,8 @@ Errors compare(const Reference& got, const Reference& ref) {
     const double* g = &got.a[t];
     const double* r = &ref.a[t];
     const double d[3] = {g[0] - r[0], g[1] - r[1], g[2] - r[2]};
-    const double err = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) /
-                       std::sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+    const double err =
+        std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) / std::sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
     e.accel = std::isnan(err) || std::isnan(e.accel) ? NAN : std::max(e.accel, err);
     sum += g[3];
     sum_ref += r[3];
@@ -352,10 +359,12 @@ Real* raw(const Kokkos::View<nb::Accel<Real>*, MemSpace>& acc) {
 constexpr index_t tune_full_max = 65536;
 
 template <class Real>
-cuda_nbody::SquareShape tune_square(Law law, const DeviceBodies<Real>& d) {
+cuda_nbody::SquareShape tune_square(Law law, bool energy, const DeviceBodies<Real>& d) {
   static std::map<std::pair<int, index_t>, cuda_nbody::SquareShape> tuned;
   const index_t n = static_cast<index_t>(d.m.extent(0));
-  const auto key = std::make_pair(static_cast<int>(law) * 2 + (std::is_same<Real, double>::value ? 1 : 0), n);
+  const auto key =
+      std::make_pair(static_cast<int>(law) * 4 + (std::is_same<Real, double>::value ? 1 : 0) + (energy ? 2 : 0), n);
+  const cuda_nbody::LawParams p = cuda_params(law, energy);
   auto it = tuned.find(key);
   if (it != tuned.end()) return it->second;
   const ExecSpace space;
@@ -367,15 +376,15 @@ cuda_nbody::SquareShape tune_square(Law law, const DeviceBodies<Real>& d) {
     if (full || s.splits == 1) shapes.push_back(s);
   // Each kernel once on a small sum: module loading stays out of the timings.
   for (const auto& s : shapes)
-    cuda_nbody::square<Real>(cuda_law(law), cuda_params(law), s, std::min<index_t>(n, 256),
-                             std::min<index_t>(n, 256), d.b4.data(), raw(d.acc));
+    cuda_nbody::square<Real>(cuda_law(law), p, s, std::min<index_t>(n, 256), std::min<index_t>(n, 256), d.b4.data(),
+                             raw(d.acc));
   space.fence();
   std::vector<double> best(shapes.size(), 1e300);
   Kokkos::Timer timer;
   for (int round = 0; round < rounds; ++round)
     for (std::size_t k = 0; k < shapes.size(); ++k) {
       timer.reset();
-      cuda_nbody::square<Real>(cuda_law(law), cuda_params(law), shapes[k], n, sources, d.b4.data(), raw(d.acc));
+      cuda_nbody::square<Real>(cuda_law(law), p, shapes[k], n, sources, d.b4.data(), raw(d.acc));
       space.fence();
       best[k] = std::min(best[k], timer.seconds());
     }
@@ -436,12 +445,18 @@ struct Case {
   index_t n = 0;
   int rho = 32;
   int k = 0;
+  bool energy = true;  ///< false: accelerations alone (the _acc laws)
 };
+
+/// The law's part of a case name: gravity, lj, gravity_acc, lj_acc.
+std::string terms_label(Law law, bool energy) { return std::string(law_label(law)) + (energy ? "" : "_acc"); }
 
 std::string variant_label(Variant v, int rho, int k) {
   switch (v) {
-    case Variant::gems: return "gems";
-    case Variant::square: return "square";
+    case Variant::gems:
+      return "gems";
+    case Variant::square:
+      return "square";
     case Variant::lambda:
     case Variant::bb:
       return std::string(v == Variant::lambda ? "lambda" : "bb") + (rho == 32 ? "" : "_r" + std::to_string(rho)) +
@@ -452,9 +467,11 @@ std::string variant_label(Variant v, int rho, int k) {
 
 /// The triangle under `map`: Forces::compute (acc reset, then one pass).
 template <class Real, class Map>
-auto triangle_launch(const nb::Forces<Real, ExecSpace>& forces, const Map& map, const DeviceBodies<Real>& d, int k) {
+auto triangle_launch(const nb::Forces<Real, ExecSpace>& forces, const Map& map, const DeviceBodies<Real>& d, int k,
+                     bool energy) {
   const tdmaps::LaunchHints hints{0, k};
-  return [&forces, map, d, hints] { forces.compute(map, d.x, d.acc, hints); };
+  const nb::Terms terms = energy ? nb::Terms::accelerations_and_energy : nb::Terms::accelerations;
+  return [&forces, map, d, hints, terms] { forces.compute(map, d.x, d.acc, hints, terms); };
 }
 
 template <class Real>
@@ -470,12 +487,12 @@ void run_nbody(benchmark::State& state, const Options& o, const Case& c) {
     case Variant::square: {
 #if defined(KOKKOS_ENABLE_CUDA)
       const cuda_nbody::Law law = cuda_law(c.law);
-      const cuda_nbody::LawParams p = cuda_params(c.law);
+      const cuda_nbody::LawParams p = cuda_params(c.law, c.energy);
       if (c.variant == Variant::gems) {
         time_nbody(state, n, false, [&] { cuda_nbody::gems<Real>(law, p, n, d.b4.data(), n, 1, raw(d.acc)); });
       } else {
-        const cuda_nbody::SquareShape s = tune_square<Real>(c.law, d);
-        state.SetLabel(cuda_nbody::shape_label(s) + " " + cuda_nbody::square_attributes<Real>(law, s));
+        const cuda_nbody::SquareShape s = tune_square<Real>(c.law, c.energy, d);
+        state.SetLabel(cuda_nbody::shape_label(s) + " " + cuda_nbody::square_attributes<Real>(law, p, s));
         state.counters["bodies_per_thread"] = s.rows;
         state.counters["splits"] = s.splits;
         time_nbody(state, n, false, [&] { cuda_nbody::square<Real>(law, p, s, n, n, d.b4.data(), raw(d.acc)); });
@@ -487,12 +504,14 @@ void run_nbody(benchmark::State& state, const Options& o, const Case& c) {
       break;
     }
     case Variant::lambda:
-      time_nbody(state, n, true,
-                 triangle_launch(forces, tdmaps::LambdaMap<>(n, c.rho, tdmaps::Triangle::strict_lower), d, c.k));
+      time_nbody(
+          state, n, true,
+          triangle_launch(forces, tdmaps::LambdaMap<>(n, c.rho, tdmaps::Triangle::strict_lower), d, c.k, c.energy));
       break;
     case Variant::bb:
-      time_nbody(state, n, true,
-                 triangle_launch(forces, tdmaps::BoundingBoxMap(n, c.rho, tdmaps::Triangle::strict_lower), d, c.k));
+      time_nbody(
+          state, n, true,
+          triangle_launch(forces, tdmaps::BoundingBoxMap(n, c.rho, tdmaps::Triangle::strict_lower), d, c.k, c.energy));
       break;
   }
   if (c.variant == Variant::lambda || c.variant == Variant::bb) {
@@ -500,9 +519,9 @@ void run_nbody(benchmark::State& state, const Options& o, const Case& c) {
     state.counters["blocks_per_team"] = c.k;
   }
   if (o.check) {
-    const Errors e = compare<Real>(d.acc, sample_reference(c.law, h));
+    const Errors e = compare<Real>(d.acc, sample_reference(c.law, h), c.energy);
     state.counters["max_rel_err"] = e.accel;
-    state.counters["energy_rel_err"] = e.energy;
+    state.counters[c.energy ? "energy_rel_err" : "max_abs_e"] = e.energy;
   }
 }
 
@@ -524,17 +543,19 @@ void run_check(benchmark::State& state, const Options& o, Law law) {
   std::map<std::string, double> worst;  // per variant family
   double worst_energy = 0;
   std::string failed;
-  const auto test = [&](const std::string& family, const std::string& label, const auto& launch) {
+  // energy = false: accelerations alone, e must come out 0 (the poison is -1).
+  const auto test = [&](const std::string& family, const std::string& label, const auto& launch, bool energy) {
     Kokkos::deep_copy(d.acc, nb::Accel<Real>{Real(-1), Real(-1), Real(-1), Real(-1)});  // poison
     launch();
     space.fence();
-    const Errors e = compare<Real>(d.acc, ref);
+    const Errors e = compare<Real>(d.acc, ref, energy);
     double& w = worst[family];
     w = std::isnan(e.accel) ? e.accel : std::max(w, e.accel);
-    worst_energy = std::isnan(e.energy) ? e.energy : std::max(worst_energy, e.energy);
-    if (failed.empty() && !(e.accel <= tol && e.energy <= tol))
-      failed = label + ": acceleration error " + std::to_string(e.accel) + ", energy error " +
-               std::to_string(e.energy) + " (tolerance " + std::to_string(tol) + ")";
+    if (energy) worst_energy = std::isnan(e.energy) ? e.energy : std::max(worst_energy, e.energy);
+    if (failed.empty() && !(e.accel <= tol && (energy ? e.energy <= tol : e.energy == 0)))
+      failed = label + (energy ? "" : " (accelerations alone)") + ": acceleration error " + std::to_string(e.accel) +
+               (energy ? ", energy error " : ", largest energy share (must be 0) ") + std::to_string(e.energy) +
+               " (tolerance " + std::to_string(tol) + ")";
   };
 #if defined(KOKKOS_ENABLE_CUDA)
   {  // the accuracy reference of the timed cases against the host's
@@ -545,18 +566,25 @@ void run_check(benchmark::State& state, const Options& o, Law law) {
                ", energy error " + std::to_string(e.energy) + " (tolerance 1e-12)";
   }
   const cuda_nbody::Law cl = cuda_law(law);
-  const cuda_nbody::LawParams p = cuda_params(law);
-  test("gems", "gems", [&] { cuda_nbody::gems<Real>(cl, p, n, d.b4.data(), n, 1, raw(d.acc)); });
+  for (const bool energy : {true, false}) {
+    const cuda_nbody::LawParams p = cuda_params(law, energy);
+    test(
+        "gems", "gems", [&] { cuda_nbody::gems<Real>(cl, p, n, d.b4.data(), n, 1, raw(d.acc)); }, energy);
   for (const auto& s : cuda_nbody::square_shapes())
-    test("square", "square " + cuda_nbody::shape_label(s),
-         [&] { cuda_nbody::square<Real>(cl, p, s, n, n, d.b4.data(), raw(d.acc)); });
+      test(
+          "square", "square " + cuda_nbody::shape_label(s),
+          [&] { cuda_nbody::square<Real>(cl, p, s, n, n, d.b4.data(), raw(d.acc)); }, energy);
+  }
 #endif
+  for (const bool energy : {true, false})
   for (int rho : o.nbody_rho)
     for (int k : o.nbody_k) {
       test("lambda", variant_label(Variant::lambda, rho, k),
-           triangle_launch(forces, tdmaps::LambdaMap<>(n, rho, tdmaps::Triangle::strict_lower), d, k));
+             triangle_launch(forces, tdmaps::LambdaMap<>(n, rho, tdmaps::Triangle::strict_lower), d, k, energy),
+             energy);
       test("bb", variant_label(Variant::bb, rho, k),
-           triangle_launch(forces, tdmaps::BoundingBoxMap(n, rho, tdmaps::Triangle::strict_lower), d, k));
+             triangle_launch(forces, tdmaps::BoundingBoxMap(n, rho, tdmaps::Triangle::strict_lower), d, k, energy),
+             energy);
     }
   for (const auto& w : worst) state.counters["err_" + w.first] = w.second;
   state.counters["err_energy"] = worst_energy;
@@ -600,30 +628,35 @@ void register_nbody_benchmarks(const Options& o) {
         const std::string name =
             std::string("nbody/") + law_label(law) + "/" + precision + "/check/" + std::to_string(check_n);
         register_nbody(name, 1, [&o, law, fp64](benchmark::State& state) {
-          if (fp64) run_check<double>(state, o, law);
-          else run_check<float>(state, o, law);
+          if (fp64)
+            run_check<double>(state, o, law);
+          else
+            run_check<float>(state, o, law);
         });
       }
   for (Law law : laws)
+    for (const bool energy : o.nbody_energy)
     for (const char* precision : precisions)
       for (index_t n : o.nbody_n) {
         const bool fp64 = std::string(precision) == "fp64";
         std::vector<Case> cases;
         if (on_gpu) {
 #if defined(KOKKOS_ENABLE_CUDA)
-          cases.push_back(Case{law, Variant::gems, n});
-          cases.push_back(Case{law, Variant::square, n});
+            cases.push_back(Case{law, Variant::gems, n, 32, 0, energy});
+            cases.push_back(Case{law, Variant::square, n, 32, 0, energy});
 #endif
         }
         for (Variant v : {Variant::lambda, Variant::bb})
           for (int rho : o.nbody_rho)
-            for (int k : o.nbody_k) cases.push_back(Case{law, v, n, rho, k});
+              for (int k : o.nbody_k) cases.push_back(Case{law, v, n, rho, k, energy});
         for (const Case& c : cases) {
-          const std::string name = std::string("nbody/") + law_label(law) + "/" + precision + "/" +
+            const std::string name = "nbody/" + terms_label(law, energy) + "/" + precision + "/" +
                                    variant_label(c.variant, c.rho, c.k) + "/" + std::to_string(n);
           register_nbody(name, iterations_for(o, law, fp64, n), [&o, c, fp64](benchmark::State& state) {
-            if (fp64) run_nbody<double>(state, o, c);
-            else run_nbody<float>(state, o, c);
+              if (fp64)
+                run_nbody<double>(state, o, c);
+              else
+                run_nbody<float>(state, o, c);
           });
         }
       }

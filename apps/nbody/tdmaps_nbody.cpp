@@ -14,16 +14,16 @@
 #include <tdmaps/nbody.hpp>
 
 #include "cli_input.hpp"
-#include "rank_sums.hpp"
 #include "common/cli.hpp"
 #include "common/cli_options.hpp"
-#include "common/run_scope.hpp"
 #include "common/memory.hpp"
 #include "common/npy.hpp"
 #include "common/output_file.hpp"
 #include "common/progress.hpp"
 #include "common/ranks.hpp"
+#include "common/run_scope.hpp"
 #include "common/sizes.hpp"
+#include "rank_sums.hpp"
 
 #include <tdmaps/maps/dispatch.hpp>
 
@@ -72,9 +72,12 @@ std::string g(double v) {
 nlohmann::json header_json(const Options& o, const Input& in, const app::Timing& t, double ms_total, int ranks,
                            const std::string& mode) {
   const app::RunShape shape{in.n, 3, o.precision, nb::law_name(o.params.law), pair_count(in.n)};
-  nlohmann::json j = app::report_json(app::report_header(o.in, o.spec.label(), o.block, ranks, shape, t, ms_total, o.output));
+  nlohmann::json j =
+      app::report_json(app::report_header(o.in, o.spec.label(), o.block, ranks, shape, t, ms_total, o.output));
   j["mode"] = mode;
-  j["generator"] = o.plummer_n > 0 ? nlohmann::json("plummer") : o.in.input.empty() ? nlohmann::json("random") : nlohmann::json(nullptr);
+  j["generator"] = o.plummer_n > 0      ? nlohmann::json("plummer")
+                   : o.in.input.empty() ? nlohmann::json("random")
+                                        : nlohmann::json(nullptr);
   return j;
 }
 
@@ -120,13 +123,14 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
   constexpr bool one_launch = !tdmaps::is_multi_launch_map_v<Map>;
   const RankSums<Real, Space> sum_ranks(s.a, ranks);
   double ms_combine = 0;
-  const auto forces = [&] {
+  // The energy shares only where a report reads them (terms).
+  const auto forces = [&](nb::Terms terms) {
     if (ranks.size() == 1) {
-      f.compute(map, s.x, s.a, o.run.hints);
+      f.compute(map, s.x, s.a, o.run.hints, terms);
       return;
     }
     Kokkos::deep_copy(space, s.a, nb::Accel<Real>{Real(0), Real(0), Real(0), Real(0)});
-    if constexpr (one_launch) f.add_part(map, ranks.rank(), ranks.size(), s.x, s.a, o.run.hints);
+    if constexpr (one_launch) f.add_part(map, ranks.rank(), ranks.size(), s.x, s.a, o.run.hints, terms);
     space.fence();
     ms_combine = sum_ranks(space);
   };
@@ -135,7 +139,7 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
   const bool root = ranks.root();
   if (o.steps == 0) {
     rep.times = app::timed_runs("forces", o.run.repeat, false, ranks, progress, [&] {
-      forces();
+      forces(nb::Terms::accelerations_and_energy);
       space.fence();
     });
     rep.times.ms_combine = ms_combine;
@@ -157,8 +161,8 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
     };
     if (root && !o.snapshots.empty()) {
       const std::string header = app::npy_header<double>({frames(o), n, 3});
-      snap = std::make_unique<app::OutputFile>(
-          o.snapshots, static_cast<std::int64_t>(header.size()) + frames(o) * n * 24);
+      snap =
+          std::make_unique<app::OutputFile>(o.snapshots, static_cast<std::int64_t>(header.size()) + frames(o) * n * 24);
       snap->write(header.data(), static_cast<std::int64_t>(header.size()));
       frame.resize(static_cast<std::size_t>(3 * n));
     }
@@ -174,7 +178,8 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
       if (!root) return;
       if (o.run.json) {
         app::Timing t;
-        t.runs = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(step, std::numeric_limits<int>::max())));
+        t.runs =
+            static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(step, std::numeric_limits<int>::max())));
         t.ms_mean = step > 0 ? 1e3 * sum_s / static_cast<double>(step) : 0;
         t.ms_min = step > 0 ? 1e3 * best : 0;
         nlohmann::json j = header_json(o, in, t, 1e3 * total.seconds(), ranks.size(), "nbody_step");
@@ -186,20 +191,22 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
                   << ")  dE/|E0| " << g(p.drift) << std::endl;
       }
     };
-    forces();
+    forces(nb::Terms::accelerations_and_energy);
     point(0);
     snapshot();
     progress.phase("steps", o.steps, app::Progress::Unit::runs);
     for (std::int64_t step = 1; step <= o.steps; ++step) {
+      const bool reported = step % o.every == 0 || step == o.steps;
+      const nb::Terms terms = reported ? nb::Terms::accelerations_and_energy : nb::Terms::accelerations;
       ranks.barrier();
       app::Timer timer;
-      nb::leapfrog_step(space, s, o.dt, forces);
+      nb::leapfrog_step(space, s, o.dt, [&] { forces(terms); });
       space.fence();
       const double t = timer.seconds();
       sum_s += t;
       best = std::min(best, t);
       progress.advance(step);
-      if (step % o.every == 0 || step == o.steps) {
+      if (reported) {
         point(step);
         if (step % o.every == 0) snapshot();
       }
@@ -216,7 +223,8 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
   if (!o.output.empty()) {
     auto hx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.x);
     auto hv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.v);
-    write_state(o.output, n, [&](index_t i, int c) { return double(hx(i, c)); },
+    write_state(
+        o.output, n, [&](index_t i, int c) { return double(hx(i, c)); },
                 [&](index_t i, int c) { return double(hv(i, c)); }, in.m);
   }
   if (!o.forces.empty()) {
@@ -243,7 +251,8 @@ void print_report(const Options& o, const Input& in, const Report& rep, double t
     j["steps"] = o.steps;
     j["dt"] = o.steps > 0 ? nlohmann::json(o.dt) : nlohmann::json(nullptr);
     j["G"] = o.params.law == nb::Law::gravity ? nlohmann::json(o.params.G) : nlohmann::json(nullptr);
-    j["softening"] = o.params.law != nb::Law::lennard_jones ? nlohmann::json(o.params.softening) : nlohmann::json(nullptr);
+    j["softening"] =
+        o.params.law != nb::Law::lennard_jones ? nlohmann::json(o.params.softening) : nlohmann::json(nullptr);
     j["cutoff"] = o.params.law == nb::Law::lennard_jones ? finite_or_null(o.params.cutoff) : nlohmann::json(nullptr);
     j["forces"] = app::string_or_null(o.forces);
     j["snapshots"] = app::string_or_null(o.snapshots);
@@ -270,7 +279,8 @@ int nbody_main(int argc, char* argv[], const app::Ranks& ranks) {
   app::Timer total_timer;
   const app::SplitArgs args = app::start_tool("nbody", argc, argv);
   Options o;
-  CLI::App cli{"tdmaps-nbody: direct-sum N-body on the triangle of a tdmaps map: each pair evaluated once and its "
+  CLI::App cli{
+      "tdmaps-nbody: direct-sum N-body on the triangle of a tdmaps map: each pair evaluated once and its "
                "force applied to both ends. Accelerations and potential energy under gravity (Plummer softening), "
                "Lennard-Jones (cut and shifted) or Coulomb; leapfrog kick-drift-kick time stepping.",
                "tdmaps-nbody"};
@@ -290,10 +300,12 @@ int nbody_main(int argc, char* argv[], const app::Ranks& ranks) {
                  "write the generated bodies to FILE.npy, (n, 7) float64 x, y, z, m, vx, vy, vz");
   cli.add_option("--law", o.law_text, "gravity, lj (Lennard-Jones) or coulomb")->capture_default_str();
   cli.add_option("--G", o.g_text, "gravity: the constant G (default 1)");
-  cli.add_option("--softening", o.softening_text, "gravity, coulomb: Plummer softening eps, r^2 -> r^2 + eps^2 (default 0)");
+  cli.add_option("--softening", o.softening_text,
+                 "gravity, coulomb: Plummer softening eps, r^2 -> r^2 + eps^2 (default 0)");
   cli.add_option("--sigma", o.sigma_text, "lj: sigma (default 1)");
   cli.add_option("--epsilon", o.epsilon_text, "lj: the well depth epsilon (default 1)");
-  cli.add_option("--cutoff", o.cutoff_text, "lj: pairs at r >= CUTOFF add nothing, energy shifted to 0 there (default none)");
+  cli.add_option("--cutoff", o.cutoff_text,
+                 "lj: pairs at r >= CUTOFF add nothing, energy shifted to 0 there (default none)");
   cli.add_option("--k", o.k_text, "coulomb: the constant k (default 1)");
   cli.add_option("--precision", o.precision, "the pair terms and the state in fp64 or fp32 (diagnostics in fp64)")
       ->check(CLI::IsMember({"fp64", "fp32"}))
@@ -301,9 +313,11 @@ int nbody_main(int argc, char* argv[], const app::Ranks& ranks) {
   cli.add_option("--steps", o.steps_text, "leapfrog steps (default 0: one force evaluation, timed --repeat times)");
   cli.add_option("--dt", o.dt_text, "the time step (needed with --steps)");
   cli.add_option("--every", o.every_text, "report (and snapshot) every K steps (default steps / 10)");
-  cli.add_option("--snapshots", o.snapshots, "write the positions every --every steps from step 0 to FILE.npy, (frames, n, 3) float64");
+  cli.add_option("--snapshots", o.snapshots,
+                 "write the positions every --every steps from step 0 to FILE.npy, (frames, n, 3) float64");
   cli.add_option("--output", o.output, "write the final state to FILE.npy, (n, 7) float64 x, y, z, m, vx, vy, vz");
-  cli.add_option("--forces", o.forces, "write the final accelerations and energy shares to FILE.npy, (n, 4) float64 ax, ay, az, e");
+  cli.add_option("--forces", o.forces,
+                 "write the final accelerations and energy shares to FILE.npy, (n, 4) float64 ax, ay, az, e");
   app::add_map_options(cli, o.spec, o.block);
   app::add_run_options(cli, o.run, "timed force evaluations without --steps (best and mean are reported)");
   cli.footer(
@@ -323,7 +337,8 @@ int nbody_main(int argc, char* argv[], const app::Ranks& ranks) {
   app::configure_warnings(o.run.json, o.run.quiet || !ranks.root());
   const std::string map_name = tdmaps::canonical_map_name(o.spec.map);
   if (map_name == "utm")
-    throw app::UsageError("--map utm is a thread-space map; the pair walk needs blocks (bb, hadouken, lambda, rb, rec)");
+    throw app::UsageError(
+        "--map utm is a thread-space map; the pair walk needs blocks (bb, hadouken, lambda, rb, rec)");
   if (ranks.size() > 1 && map_name != "lambda" && map_name != "bb")
     throw app::UsageError("MPI ranks split the omega range of a one-launch map (--map lambda or bb), not --map " +
                           o.spec.map);
@@ -359,8 +374,8 @@ int nbody_main(int argc, char* argv[], const app::Ranks& ranks) {
       true);
   if (!ranks.root()) return 0;
   if (!std::isfinite(rep.last.d.total()))
-    app::warning("the energy is not finite: a pair term overflowed the precision (bodies too close for " +
-                 o.precision + "; --softening, or fp64)");
+    app::warning("the energy is not finite: a pair term overflowed the precision (bodies too close for " + o.precision +
+                 "; --softening, or fp64)");
   print_report(o, in, rep, total_timer.seconds(), ranks.size());
   return 0;
 }

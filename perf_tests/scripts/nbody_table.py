@@ -116,12 +116,12 @@ def main():
             r["vs_" + ref] = r["interactions_per_s"] / base if base else None
     rows.sort(key=lambda r: (r["law"], r["precision"], r["n"], variant_key(r["variant"])))
 
-    header = f"{'law':8} {'prec':5} {'n':>8} {'variant':16} {'ms':>11} {'interactions/s':>14} {'vs gems':>8} " \
+    header = f"{'law':11} {'prec':5} {'n':>8} {'variant':16} {'ms':>11} {'interactions/s':>14} {'vs gems':>8} " \
              f"{'vs square':>9} {'max_rel_err':>11}  label"
     print(header)
     print("-" * len(header))
     for r in rows:
-        print(f"{r['law']:8} {r['precision']:5} {r['n']:>8} {r['variant']:16} {r['ms']:>11.4f} "
+        print(f"{r['law']:11} {r['precision']:5} {r['n']:>8} {r['variant']:16} {r['ms']:>11.4f} "
               f"{r['interactions_per_s']:>14.4e} {fmt(r['vs_gems'], '>8.3f'):>8} {fmt(r['vs_square'], '>9.3f'):>9} "
               f"{fmt(r['max_rel_err'], '>11.2e'):>11}  {r['label']}")
     if checks:
@@ -129,7 +129,7 @@ def main():
         for law, precision, n, case in checks:
             errs = " ".join(f"{k}={case[k]:.2e}" for k in sorted(case) if k.startswith("err_"))
             status = "FAILED: " + case.get("error_message", "") if case.get("error_occurred") else "ok"
-            print(f"  {law:8} {precision:5} n={n}: {errs} (tolerance {case.get('tolerance', 0):.0e}) {status}")
+            print(f"  {law:11} {precision:5} n={n}: {errs} (tolerance {case.get('tolerance', 0):.0e}) {status}")
     for name, message in failed:
         print(f"error: {name}: {message}", file=sys.stderr)
 

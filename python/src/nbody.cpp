@@ -200,7 +200,9 @@ void compute(const NbodyRequest& r, const ArrayRef& x, const ArrayRef& m, const 
   with_map(
       r.spec, domain,
       [&](auto map) {
-        if constexpr (is_block_space_map_v<decltype(map)>) forces.compute(map, xv, acc);
+        if constexpr (is_block_space_map_v<decltype(map)>)
+          forces.compute(map, xv, acc, LaunchHints(),
+                         r.potential ? nb::Terms::accelerations_and_energy : nb::Terms::accelerations);
       },
       true);
   const Kokkos::View<Real*, MemSpace> av = result_view<Real>(out_a, "tdmaps::python::nbody_a");

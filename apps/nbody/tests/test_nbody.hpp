@@ -3,7 +3,7 @@
 // writes each law's force on i straight from its formula (the kernels go
 // through s_i, s_j and Newton's third law). Every block-space map, n = 0 ..
 // 257 (odd and prime sides), block sides 8, 16, 32, fp64 and fp32, omega
-// ranges of 1 .. 40 parts, momentum conservation, Lennard-Jones' cutoff and
+// ranges of 1 .. 40 parts, accelerations without the energies, momentum conservation, Lennard-Jones' cutoff and
 // shift, Coulomb, the leapfrog's second order on a Plummer sphere, and the
 // checks of parameters and bodies. Inputs: fixed seeds, named in failures.
 #include <tdmaps/nbody.hpp>
@@ -98,8 +98,7 @@ template <class Real>
 struct Device {
   Kokkos::View<Real* [3], Kokkos::LayoutRight, Mem> x;
   Kokkos::View<Real*, Mem> m, q;
-  explicit Device(const HostBodies& b)
-      : x("x", std::size_t(b.n)), m("m", std::size_t(b.n)), q("q", std::size_t(b.n)) {
+  explicit Device(const HostBodies& b) : x("x", std::size_t(b.n)), m("m", std::size_t(b.n)), q("q", std::size_t(b.n)) {
     auto hx = Kokkos::create_mirror_view(x);
     auto hm = Kokkos::create_mirror_view(m);
     auto hq = Kokkos::create_mirror_view(q);
@@ -148,8 +147,7 @@ void check_whole(const Map& map, const HostBodies& b, const nb::ForceParams& p, 
   Kokkos::View<nb::Accel<Real>*, Mem> acc("acc", std::size_t(b.n));
   Kokkos::deep_copy(acc, nb::Accel<Real>{Real(7), Real(7), Real(7), Real(7)});  // compute() resets it
   nb::Forces<Real, Space>(Space(), p, d.m, d.q).compute(map, d.x, acc);
-  EXPECT_EQ(compare<Real>(acc, e), "") << what << ", map " << Map::name << ", n " << b.n << ", rho "
-                                                 << map.domain.rho;
+  EXPECT_EQ(compare<Real>(acc, e), "") << what << ", map " << Map::name << ", n " << b.n << ", rho " << map.domain.rho;
 }
 
 template <class Real, class Map>
@@ -237,8 +235,8 @@ TEST(TEST_CATEGORY, nbody_omega_ranges_sum_to_the_whole) {
         const auto run = [&](const auto& map) {
           Kokkos::View<nb::Accel<double>*, Mem> acc("acc", std::size_t(n));
           for (int k = 0; k < parts; ++k) f.add(map, tdmaps::omega_range(map, k, parts), d.x, acc);
-          EXPECT_EQ(compare<double>(acc, e), "") << "map " << std::decay_t<decltype(map)>::name << ", n " << n << ", rho " << rho
-                                                 << ", " << parts << " parts";
+          EXPECT_EQ(compare<double>(acc, e), "") << "map " << std::decay_t<decltype(map)>::name << ", n " << n
+                                                 << ", rho " << rho << ", " << parts << " parts";
         };
         run(tdmaps::LambdaMap<>(n, rho, Triangle::strict_lower));
         run(tdmaps::BoundingBoxMap(n, rho, Triangle::strict_lower));
@@ -246,12 +244,50 @@ TEST(TEST_CATEGORY, nbody_omega_ranges_sum_to_the_whole) {
         const auto run_parts = [&](const auto& map) {
           Kokkos::View<nb::Accel<double>*, Mem> acc("acc", std::size_t(n));
           for (int k = 0; k < parts; ++k) f.add_part(map, k, parts, d.x, acc);
-          EXPECT_EQ(compare<double>(acc, e), "") << "add_part, map " << std::decay_t<decltype(map)>::name << ", n "
-                                                 << n << ", rho " << rho << ", " << parts << " parts";
+          EXPECT_EQ(compare<double>(acc, e), "") << "add_part, map " << std::decay_t<decltype(map)>::name << ", n " << n
+                                                 << ", rho " << rho << ", " << parts << " parts";
         };
         run_parts(tdmaps::LambdaMap<>(n, rho, Triangle::strict_lower));
         run_parts(tdmaps::BoundingBoxMap(n, rho, Triangle::strict_lower));
       }
+  }
+}
+
+TEST(TEST_CATEGORY, nbody_accelerations_alone_match_the_oracle_and_leave_e_zero) {
+  // Terms::accelerations drops the pair energies only: x, y, z as the
+  // oracle's, e exactly 0, by compute() and by the parts of add_part().
+  nb::ForceParams lj;
+  lj.law = nb::Law::lennard_jones;
+  lj.sigma = 0.3;
+  lj.cutoff = 1.2;
+  nb::ForceParams cl;
+  cl.law = nb::Law::coulomb;
+  cl.softening = 0.1;
+  for (const index_t n : {2, 33, 130, 257, 300}) {
+    const HostBodies b(n, 700 + std::uint64_t(n), 4.0);
+    const auto check = [&](auto real, const nb::ForceParams& p, const char* what) {
+      using Real = decltype(real);
+      Expected e = oracle(b, p);
+      for (index_t i = 0; i < n; ++i) e.a[std::size_t(4 * i + 3)] = e.mag[std::size_t(4 * i + 3)] = 0;  // e: exactly 0
+      const Device<Real> d(b);
+      const nb::Forces<Real, Space> f(Space(), p, d.m, d.q);
+      const auto run = [&](const auto& map) {
+        Kokkos::View<nb::Accel<Real>*, Mem> whole("whole", std::size_t(n)), parts("parts", std::size_t(n));
+        Kokkos::deep_copy(whole, nb::Accel<Real>{Real(7), Real(7), Real(7), Real(7)});  // compute() resets it
+        f.compute(map, d.x, whole, tdmaps::LaunchHints(), nb::Terms::accelerations);
+        for (int k = 0; k < 3; ++k) f.add_part(map, k, 3, d.x, parts, tdmaps::LaunchHints(), nb::Terms::accelerations);
+        const std::string where = std::string(what) + ", map " + std::decay_t<decltype(map)>::name + ", n " +
+                                  std::to_string(n) + ", seed 700 + n";
+        EXPECT_EQ(compare<Real>(whole, e), "") << where;
+        EXPECT_EQ(compare<Real>(parts, e), "") << where << ", 3 parts";
+      };
+      run(tdmaps::LambdaMap<>(n, 32, Triangle::strict_lower));
+      run(tdmaps::BoundingBoxMap(n, 8, Triangle::strict_lower));
+    };
+    check(double(), gravity(0.01), "gravity fp64");
+    check(float(), gravity(0.01), "gravity fp32");
+    check(float(), lj, "lj cut fp32");
+    check(double(), cl, "coulomb softened fp64");
   }
 }
 

@@ -6,11 +6,13 @@
 // ends (tdmaps::for_each_pair_both_ends, launch/pair_both_ends.hpp):
 //
 //   Forces<Real, ExecSpace> f(space, params, m[, q]);   // the law, once per set of bodies
-//   f.compute(map, x, acc[, hints]);                   // acc = what every body receives
-//   f.add(map, range, x, acc[, hints]);                // acc += the part of an omega range
-//   f.add_part(map, p, P, x, acc[, hints]);            // acc += part p of P (MPI ranks)
+//   f.compute(map, x, acc[, hints[, terms]]);          // acc = what every body receives
+//   f.add(map, range, x, acc[, hints[, terms]]);       // acc += the part of an omega range
+//   f.add_part(map, p, P, x, acc[, hints[, terms]]);   // acc += part p of P (MPI ranks)
 //   accelerations(space, map, x, m, q, params, acc)    // Forces and compute in one call
 //
+// terms: Terms::accelerations_and_energy (the default) or Terms::accelerations
+// (no pair energies: e stays 0, fewer operations per pair).
 // map: a block-space map (bb, lambda, rb, rec, hadouken; a range needs bb
 // or lambda) over Domain(n, rho, Triangle::strict_lower) (or lower: the
 // diagonal is never visited); x (n x 3), m, q (Coulomb) and acc (n) are
@@ -72,7 +74,9 @@ inline void check_params(const ForceParams& p) {
                                   " must be finite and > 0");
   };
   switch (p.law) {
-    case Law::gravity: positive("G", p.G); break;
+    case Law::gravity:
+      positive("G", p.G);
+      break;
     case Law::lennard_jones:
       positive("sigma", p.sigma);
       positive("epsilon", p.epsilon);
@@ -80,7 +84,9 @@ inline void check_params(const ForceParams& p) {
         throw std::invalid_argument("tdmaps::nbody: cutoff = " + detail::number_text(p.cutoff) +
                                     " must be > 0 (infinity: none)");
       break;
-    case Law::coulomb: positive("k", p.k); break;
+    case Law::coulomb:
+      positive("k", p.k);
+      break;
   }
   if (p.law != Law::lennard_jones && !(std::isfinite(p.softening) && p.softening >= 0))
     throw std::invalid_argument("tdmaps::nbody: softening = " + detail::number_text(p.softening) +
@@ -97,8 +103,8 @@ inline void check_bodies(const std::vector<double>& x, const std::vector<double>
                          const ForceParams& p, bool in_float = false) {
   const std::size_t n = m.size();
   if (x.size() != 3 * n)
-    throw std::invalid_argument("tdmaps::nbody: " + std::to_string(x.size()) + " coordinates for " +
-                                std::to_string(n) + " masses; expected 3 per body");
+    throw std::invalid_argument("tdmaps::nbody: " + std::to_string(x.size()) + " coordinates for " + std::to_string(n) +
+                                " masses; expected 3 per body");
   const bool charges = p.law == Law::coulomb;
   if (charges && q.size() != n)
     throw std::invalid_argument("tdmaps::nbody: " + std::to_string(q.size()) + " charges for " + std::to_string(n) +
@@ -110,11 +116,11 @@ inline void check_bodies(const std::vector<double>& x, const std::vector<double>
         throw std::invalid_argument("tdmaps::nbody: body " + std::to_string(i) + ": " + axis[c] + " is " +
                                     detail::number_text(x[3 * i + c]) + " (not finite)");
     if (!(std::isfinite(m[i]) && m[i] > 0))
-      throw std::invalid_argument("tdmaps::nbody: body " + std::to_string(i) + ": mass " +
-                                  detail::number_text(m[i]) + " must be finite and > 0");
+      throw std::invalid_argument("tdmaps::nbody: body " + std::to_string(i) + ": mass " + detail::number_text(m[i]) +
+                                  " must be finite and > 0");
     if (charges && !std::isfinite(q[i]))
-      throw std::invalid_argument("tdmaps::nbody: body " + std::to_string(i) + ": charge " +
-                                  detail::number_text(q[i]) + " is not finite");
+      throw std::invalid_argument("tdmaps::nbody: body " + std::to_string(i) + ": charge " + detail::number_text(q[i]) +
+                                  " is not finite");
   }
   const bool singular = p.law == Law::lennard_jones || p.softening == 0;
   if (!singular || n < 2) return;
@@ -135,7 +141,8 @@ inline void check_bodies(const std::vector<double>& x, const std::vector<double>
       throw std::invalid_argument(
           "tdmaps::nbody: bodies " + std::to_string(std::min(a, b)) + " and " + std::to_string(std::max(a, b)) +
           " share a position" + (in_float ? " in float32" : "") + ": " + law_name(p.law) +
-          (p.law == Law::lennard_jones ? " is infinite at r = 0" : " without softening is infinite at r = 0 (give a softening > 0)"));
+          (p.law == Law::lennard_jones ? " is infinite at r = 0"
+                                       : " without softening is infinite at r = 0 (give a softening > 0)"));
   }
 }
 
@@ -153,7 +160,8 @@ class Forces {
 
   /// \brief Binds the law of `params` (checked) to the masses m and, for
   /// Coulomb, the charges q (n each; q is not used by other laws and may be empty).
-  Forces(const ExecSpace& space, const ForceParams& params, const scalars_type& m, const scalars_type& q = scalars_type())
+  Forces(const ExecSpace& space, const ForceParams& params, const scalars_type& m,
+         const scalars_type& q = scalars_type())
       : space_(space), params_(params), m_(m), q_(q) {
     check_params(params);
     if (params.law == Law::coulomb && q.extent(0) != m.extent(0))
@@ -167,20 +175,22 @@ class Forces {
   /// \brief The bodies.
   index_t size() const { return static_cast<index_t>(m_.extent(0)); }
 
-  /// \brief acc = what every body receives from all its pairs (acc reset first).
+  /// \brief acc = what every body receives from all its pairs (acc reset first);
+  /// `terms`: whether the energy shares are computed (else e = 0).
   template <class Map>
-  void compute(const Map& map, const positions_type& x, const accel_type& acc, const LaunchHints& hints = LaunchHints()) const {
+  void compute(const Map& map, const positions_type& x, const accel_type& acc, const LaunchHints& hints = LaunchHints(),
+               Terms terms = Terms::accelerations_and_energy) const {
     check(map, x, acc);
     Kokkos::deep_copy(space_, acc, Accel<Real>{Real(0), Real(0), Real(0), Real(0)});
 #if defined(KOKKOS_ENABLE_CUDA)
     if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
       const Map macro = detail::warp_block_map(map);
       for (int l = 0; l < tdmaps::detail::launches(macro); ++l)
-        warp_launch(macro, l, 0, tdmaps::detail::league_size(macro, l), x, acc, hints, label(map));
+        warp_launch(macro, l, 0, tdmaps::detail::league_size(macro, l), x, acc, hints, terms, label(map));
       return;
     }
 #endif
-    with_kernel(x, [&](const auto& kernel) {
+    with_kernel(x, terms, [&](const auto& kernel) {
       tdmaps::for_each_pair_both_ends(space_, map, kernel, acc, PairDiagonal::exclude, label(map), hints);
     });
   }
@@ -191,26 +201,26 @@ class Forces {
   /// (omega_range(map, part, parts)).
   template <class Map>
   void add_part(const Map& map, int part, int parts, const positions_type& x, const accel_type& acc,
-                const LaunchHints& hints = LaunchHints()) const {
+                const LaunchHints& hints = LaunchHints(), Terms terms = Terms::accelerations_and_energy) const {
 #if defined(KOKKOS_ENABLE_CUDA)
     if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
       check(map, x, acc);
       const Map macro = detail::warp_block_map(map);
       const OmegaRange r = omega_range(macro, part, parts);
-      warp_launch(macro, 0, r.begin, r.end, x, acc, hints, label(map));
+      warp_launch(macro, 0, r.begin, r.end, x, acc, hints, terms, label(map));
       return;
     }
 #endif
-    add(map, omega_range(map, part, parts), x, acc, hints);
+    add(map, omega_range(map, part, parts), x, acc, hints, terms);
   }
 
   /// \brief acc += what the pairs of the blocks of `range` give (a one-launch
   /// map: bb, lambda); the parts of omega_range(map, p, P), p = 0 .. P - 1, sum to compute()'s.
   template <class Map>
   void add(const Map& map, const OmegaRange& range, const positions_type& x, const accel_type& acc,
-           const LaunchHints& hints = LaunchHints()) const {
+           const LaunchHints& hints = LaunchHints(), Terms terms = Terms::accelerations_and_energy) const {
     check(map, x, acc);
-    with_kernel(x, [&](const auto& kernel) {
+    with_kernel(x, terms, [&](const auto& kernel) {
       tdmaps::for_each_pair_both_ends(space_, map, range, kernel, acc, PairDiagonal::exclude, label(map), hints);
     });
   }
@@ -226,14 +236,19 @@ class Forces {
   /// The warp kernel (tile_gpu.hpp) over omegas [begin, end) of launch l of the 128-block map.
   template <class Map>
   void warp_launch(const Map& macro, int l, index_t begin, index_t end, const positions_type& x, const accel_type& acc,
-                   const LaunchHints& hints, const std::string& lbl) const {
+                   const LaunchHints& hints, Terms terms, const std::string& lbl) const {
     static_assert(is_block_space_map_v<Map>, "tdmaps::nbody: the pair walk needs a block-space map (not utm)");
     if (hints.blocks_per_team < 0)
       throw std::invalid_argument("tdmaps::nbody: blocks_per_team = " + std::to_string(hints.blocks_per_team) +
                                   " must be >= 0 (0: the library's choice)");
     if (size() < 2) return;
     with_law([&](const auto& law) {
-      detail::warp_tile_launch<Real>(space_, macro, l, begin, end, size(), x, law, acc, hints.blocks_per_team, lbl);
+      if (terms == Terms::accelerations)
+        detail::warp_tile_launch<Real, false>(space_, macro, l, begin, end, size(), x, law, acc, hints.blocks_per_team,
+                                              lbl);
+      else
+        detail::warp_tile_launch<Real, true>(space_, macro, l, begin, end, size(), x, law, acc, hints.blocks_per_team,
+                                             lbl);
     });
   }
 #endif
@@ -248,12 +263,15 @@ class Forces {
                                   std::to_string(map.domain.n) + " points; all must be equal");
   }
 
-  /// f(kernel) with the pair kernel of the law (forces.hpp) on positions x.
+  /// f(kernel) with the pair kernel of the law (forces.hpp) on positions x, computing `terms`.
   template <class F>
-  void with_kernel(const positions_type& x, F&& f) const {
+  void with_kernel(const positions_type& x, Terms terms, F&& f) const {
     with_law([&](const auto& law) {
       using LawT = std::decay_t<decltype(law)>;
-      f(PairKernel<Real, memory_space, LawT>{x, law});
+      if (terms == Terms::accelerations)
+        f(PairKernel<Real, memory_space, LawT, false>{x, law});
+      else
+        f(PairKernel<Real, memory_space, LawT, true>{x, law});
     });
   }
 

@@ -44,9 +44,12 @@ enum class Law {
 /// \brief The law's name as the CLI and Python take it: "gravity", "lj", "coulomb".
 inline const char* law_name(Law law) {
   switch (law) {
-    case Law::gravity: return "gravity";
-    case Law::lennard_jones: return "lj";
-    case Law::coulomb: return "coulomb";
+    case Law::gravity:
+      return "gravity";
+    case Law::lennard_jones:
+      return "lj";
+    case Law::coulomb:
+      return "coulomb";
   }
   return "?";
 }
@@ -72,6 +75,12 @@ struct ForceParams {
   /// by -u(cutoff) so that it is continuous there (infinity: all pairs, no shift).
   double cutoff = std::numeric_limits<double>::infinity();
   double k = 1.0;  ///< Coulomb: the constant k (1 / (4 pi eps0) in the caller's units), finite and > 0
+};
+
+/// \brief What a force evaluation computes.
+enum class Terms {
+  accelerations_and_energy,  ///< Accel's x, y, z and its energy share e
+  accelerations              ///< x, y, z only, e left 0: no pair energies (a time step between reports)
 };
 
 /// \brief What a particle receives from its pairs: its acceleration (x, y, z)
@@ -192,7 +201,8 @@ struct CoulombLaw {
 /// \tparam Real float or double
 /// \tparam Mem the memory space of the Views
 /// \tparam LawT GravityLaw, LennardJonesLaw, CoulombLaw or any functor of their signature
-template <class Real, class Mem, class LawT>
+/// \tparam Energy whether the energy shares are summed (false: e stays 0)
+template <class Real, class Mem, class LawT, bool Energy = true>
 struct PairKernel {
   Kokkos::View<const Real* [3], Kokkos::LayoutRight, Mem> x;  ///< positions (n x 3)
   LawT law;                                                   ///< the pair law
@@ -210,7 +220,7 @@ struct PairKernel {
     to_j.x = -sj * dx;
     to_j.y = -sj * dy;
     to_j.z = -sj * dz;
-    to_i.e = to_j.e = Real(0.5) * u;
+    to_i.e = to_j.e = Energy ? Real(0.5) * u : Real(0);
   }
 };
 

@@ -23,7 +23,6 @@
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/kokkos_ext/intrinsics.hpp>
 #include <tdmaps/kokkos_ext/warp_math.hpp>
-#include <tdmaps/launch/detail/make_tile.hpp>
 #include <tdmaps/launch/detail/warp_walk.hpp>
 #include <tdmaps/launch/omega_range.hpp>
 #include <tdmaps/launch/pair_both_ends.hpp>
@@ -51,13 +50,14 @@ Map warp_block_map(const Map& map) {
   return tdmaps::detail::warp_walk_map(map);
 }
 
-template <class Real, class Mem, class LawT, class Map>
+template <class Real, class Mem, class LawT, class Map, bool Energy>
 struct WarpTile {
   using Accel4 = Accel<Real>;
   using Traits = pair_value_traits<Accel4>;
   static constexpr int R = warp_rows;
   static constexpr int E = LawT::extra;
-  Map map;  ///< over 128-blocks (warp_block_map)
+  static constexpr int S = Energy ? 4 : 3;  ///< sums per body: the acceleration and (Energy) the pair energies
+  Map map;                                  ///< over 128-blocks (warp_block_map)
   int launch = 0;
   index_t offset = 0, count = 0;
   int per_team = 1;
@@ -93,8 +93,9 @@ TDMAPS_UNROLL
           const Real r2 = dx * dx + dy * dy + dz * dz;
           Real si, sj, u;
           law.pair(re[r], ce[c], r2, si, sj, u);
-          ra[r][0] += si * dx, ra[r][1] += si * dy, ra[r][2] += si * dz, ra[r][3] += u;
-          ca[c][0] -= sj * dx, ca[c][1] -= sj * dy, ca[c][2] -= sj * dz, ca[c][3] += u;
+          ra[r][0] += si * dx, ra[r][1] += si * dy, ra[r][2] += si * dz;
+          ca[c][0] -= sj * dx, ca[c][1] -= sj * dy, ca[c][2] -= sj * dz;
+          if (Energy) ra[r][3] += u, ca[c][3] += u;
         }
       }
       const int from = (lane + 1) & 31;
@@ -105,73 +106,65 @@ TDMAPS_UNROLL
 TDMAPS_UNROLL
         for (int k = 0; k < E; ++k) ce[c][k] = intrinsics::warp_shfl(ce[c][k], from);
 TDMAPS_UNROLL
-        for (int k = 0; k < 4; ++k) ca[c][k] = intrinsics::warp_shfl(ca[c][k], from);
+        for (int k = 0; k < S; ++k) ca[c][k] = intrinsics::warp_shfl(ca[c][k], from);
       }
     }
   }
 
   KOKKOS_FORCEINLINE_FUNCTION void add_out(index_t i, const Real* a) const {
     // The energy sums hold whole pair energies; each end's share is half.
-    Traits::atomic_add(&out(i), Accel4{a[0], a[1], a[2], Real(0.5) * a[3]});
+    Traits::atomic_add(&out(i), Accel4{a[0], a[1], a[2], Energy ? Real(0.5) * a[3] : Real(0)});
   }
 
   template <class Member>
   KOKKOS_FUNCTION void operator()(const Member& team) const {
     const int lane = intrinsics::warp_lane();
     Real rp[R][3], re[R][E], ra[R][4];
-    index_t seg = -1;  // the row segment's first row (-1: none open)
-    const auto flush_rows = [&]() {
-      if (seg < 0) return;
+    tdmaps::detail::warp_walk_blocks(
+        *this, team.league_rank(),
+        [&](const index_t i0) {
 TDMAPS_UNROLL
-      for (int r = 0; r < R; ++r) {
-        const index_t i = seg + lane + 32 * r;
-        if (i < n) add_out(i, ra[r]);
-      }
-    };
-    const index_t first = static_cast<index_t>(team.league_rank()) * per_team;
-    const index_t last = first + per_team < count ? first + per_team : count;
-    for (index_t k = first; k < last; ++k) {
-      tdmaps::detail::block_type_t<Map> b;
-      if (!tdmaps::detail::block(map, launch, offset + k, b)) continue;
-      const Tile t = tdmaps::detail::make_tile(map.domain, b);
-      const index_t i0 = t.i0 * R, j0 = t.j0 * R;
-      if (i0 != seg) {
-        flush_rows();
-        seg = i0;
+          for (int r = 0; r < R; ++r) {
+            load(i0 + lane + 32 * r, rp[r], re[r]);
+            for (int q = 0; q < 4; ++q) ra[r][q] = Real(0);
+          }
+        },
+        [&](const index_t i0, const index_t j0) {
+          Real cp[R][3], ce[R][E], ca[R][4];
 TDMAPS_UNROLL
-        for (int r = 0; r < R; ++r) {
-          load(i0 + lane + 32 * r, rp[r], re[r]);
-          for (int q = 0; q < 4; ++q) ra[r][q] = Real(0);
-        }
-      }
-      Real cp[R][3], ce[R][E], ca[R][4];
+          for (int c = 0; c < R; ++c) {
+            load(j0 + lane + 32 * c, cp[c], ce[c]);
+            for (int q = 0; q < 4; ++q) ca[c][q] = Real(0);
+          }
+          const bool diag = i0 == j0;
+          if (diag || i0 + warp_block > n)
+            block_pairs<true>(lane, i0, j0, diag, rp, re, ra, cp, ce, ca);
+          else
+            block_pairs<false>(lane, i0, j0, diag, rp, re, ra, cp, ce, ca);
 TDMAPS_UNROLL
-      for (int c = 0; c < R; ++c) {
-        load(j0 + lane + 32 * c, cp[c], ce[c]);
-        for (int q = 0; q < 4; ++q) ca[c][q] = Real(0);
-      }
-      const bool diag = i0 == j0;
-      if (diag || i0 + warp_block > n)
-        block_pairs<true>(lane, i0, j0, diag, rp, re, ra, cp, ce, ca);
-      else
-        block_pairs<false>(lane, i0, j0, diag, rp, re, ra, cp, ce, ca);
+          for (int c = 0; c < R; ++c) {
+            const index_t j = j0 + lane + 32 * c;
+            if (j < n) add_out(j, ca[c]);
+          }
+        },
+        [&](const index_t i0) {
 TDMAPS_UNROLL
-      for (int c = 0; c < R; ++c) {
-        const index_t j = j0 + lane + 32 * c;
-        if (j < n) add_out(j, ca[c]);
-      }
-    }
-    flush_rows();
+          for (int r = 0; r < R; ++r) {
+            const index_t i = i0 + lane + 32 * r;
+            if (i < n) add_out(i, ra[r]);
+          }
+        });
   }
 };
 
 /// out += the pairs of the omegas [begin, end) of launch l of the 128-block map `macro`.
-template <class Real, class Map, class LawT>
+/// Energy: the energy shares too (else out's e is left as it is).
+template <class Real, bool Energy, class Map, class LawT>
 void warp_tile_launch(const Kokkos::Cuda& space, const Map& macro, int l, index_t begin, index_t end, index_t n,
                       const Kokkos::View<const Real* [3], Kokkos::LayoutRight, Kokkos::CudaSpace>& x, const LawT& law,
                       const Kokkos::View<Accel<Real>*, Kokkos::CudaSpace>& out, int blocks_per_team,
                       const std::string& label) {
-  WarpTile<Real, Kokkos::CudaSpace, LawT, Map> f;
+  WarpTile<Real, Kokkos::CudaSpace, LawT, Map, Energy> f;
   f.map = macro;
   f.launch = l;
   f.n = n;
