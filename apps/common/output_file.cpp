@@ -31,10 +31,10 @@ std::string directory_of(const std::string& path) {
 // The named temporary files the signal handler removes: fixed storage, since
 // a handler may not allocate. A slot is taken by a plain store of its path
 // and then of `used`; the handler reads `used` first.
-constexpr int cleanup_slots = 4;
+constexpr int cleanup_slots = 8;
 constexpr std::size_t cleanup_path_max = 4096;
 char g_cleanup_path[cleanup_slots][cleanup_path_max];
-volatile std::sig_atomic_t g_cleanup_used[cleanup_slots] = {0, 0, 0, 0};
+volatile std::sig_atomic_t g_cleanup_used[cleanup_slots] = {};
 std::atomic<bool> g_handlers_installed{false};
 
 void on_fatal_signal(int sig) {

@@ -13,6 +13,7 @@
 #include <exception>
 #include <string>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -81,7 +82,23 @@ bool launched_as_several() {
       }
     }
   }
-  if (!armed.empty()) ::unlink(armed.c_str());
+  if (!armed.empty()) {
+    ::unlink(armed.c_str());
+    // What MPI-IO names after it while opening it (Open MPI's
+    // "<path>.locktest.<rank>"), left when the rank died in between.
+    const std::size_t slash = armed.rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : armed.substr(0, slash + 1);
+    const std::string base = slash == std::string::npos ? armed : armed.substr(slash + 1);
+    if (DIR* d = ::opendir(dir.c_str())) {
+      while (const dirent* e = ::readdir(d)) {
+        const std::string name = e->d_name;
+        if (name.size() > base.size() && name.compare(0, base.size(), base) == 0 &&
+            (name[base.size()] == '.' || name[base.size()] == '-'))
+          ::unlinkat(::dirfd(d), name.c_str(), 0);
+      }
+      ::closedir(d);
+    }
+  }
   ::_exit(0);
 }
 
@@ -254,7 +271,10 @@ SlabFile::SlabFile(const Ranks& ranks, const std::string& path, std::int64_t byt
   // Every rank removes it if it dies (each may be the one interrupted, and
   // on another node than rank 0): named for cleanup before it exists.
   install_signal_cleanup();
-  const bool registered = register_temporary(temp_);
+  // Open MPI's MPI-IO opens and removes "<name>.locktest.<rank>" in
+  // MPI_File_open: removed too where a signal ends the rank in between.
+  locktest_ = temp_ + ".locktest." + std::to_string(ranks.rank());
+  const bool registered = register_temporary(temp_) && register_temporary(locktest_);
   ranks.arm_watchdog(temp_);
   bool ok = registered;
   std::string why = registered ? std::string() : "path too long for a temporary file name";
@@ -341,6 +361,7 @@ void SlabFile::commit() {
     throw AllRanksError(path_ + ": cannot give the output its name");
   }
   unregister_temporary(temp_);
+  unregister_temporary(locktest_);
   ranks_.disarm_watchdog();
   done_ = true;
 }
@@ -364,6 +385,7 @@ void SlabFile::discard() noexcept {
   // Every rank: on an exception one rank may unwind alone (then MPI_Abort).
   ::unlink(temp_.c_str());
   unregister_temporary(temp_);
+  unregister_temporary(locktest_);
   ranks_.disarm_watchdog();
 }
 

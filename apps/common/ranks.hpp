@@ -145,7 +145,7 @@ class SlabFile {
  private:
   void discard() noexcept;
   const Ranks& ranks_;
-  std::string path_, temp_;
+  std::string path_, temp_, locktest_;
   void* handle_ = nullptr;  // MPI_File (or a file descriptor without MPI)
   bool failed_ = false;
   bool done_ = false;
