@@ -6,8 +6,11 @@
 // every rank holds the whole, bit for bit, so every rank integrates the same
 // state). The parts are summed in fp64 (a few fp32 or fp64 parts: the same
 // sum on every rank whatever order the all-reduction takes), widened and
-// narrowed on the device, through staging host memory (pinned on CUDA).
+// narrowed on the device, and summed on the devices by NCCL where the run
+// can load it (CUDA: app::NcclSum), else through staging host memory
+// (pinned on CUDA) by MPI.
 
+#include "common/nccl_sum.hpp"
 #include "common/npy.hpp"
 #include "common/ranks.hpp"
 #include "common/staging.hpp"
@@ -19,6 +22,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <string>
+#include <type_traits>
 
 namespace tdmaps {
 namespace nbody_cli {
@@ -47,14 +53,25 @@ class RankSums {
   using mem = typename Space::memory_space;
   using Acc = Kokkos::View<nbody::Accel<Real>*, mem>;
 
-  /// For acc of n bodies on `ranks` (nothing allocated for one rank).
+  /// For acc of n bodies on `ranks` (nothing allocated for one rank); a
+  /// collective on several ranks (whether NCCL sums them: NcclSum).
   RankSums(const Acc& acc, const app::Ranks& ranks)
       : ranks_(ranks),
         copy_{acc,
               Kokkos::View<double*, mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tdmaps::nbody::rank_sums"),
-                                         ranks.size() > 1 ? 4 * acc.extent(0) : 0)},
-        host_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tdmaps::nbody::rank_sums_host"),
-              ranks.size() > 1 ? 4 * acc.extent(0) : 0) {}
+                                         ranks.size() > 1 ? 4 * acc.extent(0) : 0)} {
+    if (ranks.size() > 1 && on_cuda) nccl_ = std::make_unique<app::NcclSum>(ranks);
+    if (ranks.size() > 1 && !(nccl_ && nccl_->available()))
+      host_ = Kokkos::View<double*, typename app::staging_space<Space>::type>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "tdmaps::nbody::rank_sums_host"), 4 * acc.extent(0));
+  }
+
+  /// How the ranks' sums travel: "nccl", "host (<why not NCCL>)" or "one rank".
+  std::string path() const {
+    if (ranks_.size() < 2) return "one rank";
+    if (nccl_ && nccl_->available()) return "nccl";
+    return "host (" + (nccl_ ? nccl_->status() : std::string("not CUDA")) + ")";
+  }
 
   /// acc = the sum of every rank's acc (a collective); returns its milliseconds.
   double operator()(const Space& space) const {
@@ -64,10 +81,14 @@ class RankSums {
     Copy out = copy_, in = copy_;
     in.back = true;
     Kokkos::parallel_for("tdmaps::nbody::rank_sums_out", bodies, out);
-    Kokkos::deep_copy(space, host_, copy_.sums);
-    space.fence();
-    ranks_.sum_f64(host_.data(), static_cast<std::int64_t>(host_.extent(0)));
-    Kokkos::deep_copy(space, copy_.sums, host_);
+    if (nccl_ && nccl_->available()) {
+      nccl_->sum_f64(copy_.sums.data(), static_cast<std::int64_t>(copy_.sums.extent(0)), stream(space));
+    } else {
+      Kokkos::deep_copy(space, host_, copy_.sums);
+      space.fence();
+      ranks_.sum_f64(host_.data(), static_cast<std::int64_t>(host_.extent(0)));
+      Kokkos::deep_copy(space, copy_.sums, host_);
+    }
     Kokkos::parallel_for("tdmaps::nbody::rank_sums_in", bodies, in);
     space.fence();
     return 1e3 * t.seconds();
@@ -75,8 +96,22 @@ class RankSums {
 
  private:
   using Copy = RankSumsCopy<Real, mem>;
+#if defined(KOKKOS_ENABLE_CUDA)
+  static constexpr bool on_cuda = std::is_same<Space, Kokkos::Cuda>::value;
+#else
+  static constexpr bool on_cuda = false;
+#endif
+  /// The CUDA stream of `space` (a cudaStream_t), for NCCL.
+  static void* stream(const Space& space) {
+#if defined(KOKKOS_ENABLE_CUDA)
+    if constexpr (on_cuda) return space.cuda_stream();
+#endif
+    (void)space;
+    return nullptr;
+  }
   const app::Ranks& ranks_;
   Copy copy_;
+  std::unique_ptr<app::NcclSum> nccl_;
   Kokkos::View<double*, typename app::staging_space<Space>::type> host_;
 };
 

@@ -58,6 +58,7 @@ struct Report {
   app::Timing times;  // ms_combine: MPI ranks, the last evaluation's all-reduction (inside ms_min)
   Point last;
   double e0 = 0;
+  std::string rank_sums;  ///< MPI ranks: how the accelerations were summed (RankSums::path)
 };
 
 using app::finite_or_null;
@@ -136,6 +137,7 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
   };
 
   Report rep;
+  rep.rank_sums = sum_ranks.path();
   const bool root = ranks.root();
   if (o.steps == 0) {
     rep.times = app::timed_runs("forces", o.run.repeat, false, ranks, progress, [&] {
@@ -248,6 +250,7 @@ void print_report(const Options& o, const Input& in, const Report& rep, double t
     nlohmann::json j = header_json(o, in, rep.times, total_seconds * 1e3, ranks, "nbody");
     add_point(j, rep.last);
     j["ms_combine"] = rep.times.ms_combine;
+    j["rank_sums"] = rep.rank_sums;
     j["steps"] = o.steps;
     j["dt"] = o.steps > 0 ? nlohmann::json(o.dt) : nlohmann::json(nullptr);
     j["G"] = o.params.law == nb::Law::gravity ? nlohmann::json(o.params.G) : nlohmann::json(nullptr);

@@ -8,7 +8,11 @@
 # (n = 16,384, fp64, with the per-particle shares), the collision count
 # (n = 10^6, sparse radii) and pair list (n = 10^6, radii 0.001-0.003), and
 # where tdmaps-nbody is there one N-body force evaluation (n = 2^20, fp32
-# and fp64, the ranks' accelerations summed: inside ms_min). Each `ms_min`
+# and fp64, the ranks' accelerations summed: inside ms_min) and fp32
+# leapfrog steps (accelerations alone between reports; ms_min the fastest
+# step). tdmaps-nbody sums the ranks' accelerations through NCCL where it
+# can load it: TDMAPS_NCCL (default: the NCCL of python3's nvidia-nccl
+# package where there is one; TDMAPS_NCCL=off for the host path). Each `ms_min`
 # of --repeat 3; every output of R ranks compared with one rank's. N_EDM,
 # N_ATM, N_COL, N_NBODY override the sizes; CASES picks cases (e.g. CASES=nn). Prints the table last: times,
 # efficiency t1 / (R tR), the time the ranks' results take to meet at the
@@ -22,9 +26,13 @@ WORK=${WORK:-/tmp/tdmaps_ranks}
 RANKS=${RANKS:-"1 2 4"}
 N_EDM=${N_EDM:-2000000} N_ATM=${N_ATM:-16384} N_COL=${N_COL:-1000000} N_NBODY=${N_NBODY:-1048576}
 mkdir -p "$OUT" "$WORK"
-# NVLink multicast stays off (the machines' notes); nothing here uses NCCL.
+# NVLink multicast stays off (the machines' notes), NCCL included.
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 PY=${PYTHON:-python3}
+if [ -z "${TDMAPS_NCCL:-}" ]; then
+  TDMAPS_NCCL=$($PY -c "import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], 'lib', 'libnccl.so.2'))" 2>/dev/null)
+fi
+export TDMAPS_NCCL
 MPIRUN=${MPIRUN:-mpirun}
 MPI_EXTRA=${MPI_EXTRA:-}  # e.g. --oversubscribe where ranks outnumber cores
 log() { echo "== $*" | tee -a "$OUT/batch.log"; }
@@ -55,7 +63,7 @@ run() {
   case " ${CASES:-$name} " in *" $name "*) ;; *) return 0 ;; esac
   echo "+ $MPIRUN --allow-run-as-root --bind-to none $MPI_EXTRA -n $r $*" >> "$OUT/commands.txt"
   local line
-  line=$(timeout "${LIMIT:-300}" "$MPIRUN" --allow-run-as-root --bind-to none $MPI_EXTRA -n "$r" "$@" 2>> "$WORK/stderr.log" | grep '^{')
+  line=$(timeout "${LIMIT:-300}" "$MPIRUN" --allow-run-as-root --bind-to none $MPI_EXTRA -n "$r" "$@" 2>> "$WORK/stderr.log" | grep '^{' | tail -1)
   echo "rc=$? R=$r $name" >> "$OUT/batch.log"
   [ -n "$line" ] && echo "{\"case\":\"$name\",\"R\":$r,\"report\":$line}" >> "$J"
 }
@@ -72,6 +80,8 @@ for r in $RANKS; do
     for p in fp32 fp64; do
       run "$r" "nbody_$p" "$BIN/tdmaps-nbody" --random "$N_NBODY" --seed 2 --precision "$p" --softening 0.01 --repeat 3 --json
     done
+    run "$r" nbody_step_fp32 "$BIN/tdmaps-nbody" --random "$N_NBODY" --seed 2 --precision fp32 --softening 0.01 \
+      --steps 4 --dt 1e-6 --every 4 --json
   fi
 done
 sha256sum "$WORK"/*.npy > "$OUT/sha256.txt" 2>/dev/null
@@ -110,6 +120,11 @@ for case, runs in by.items():
             same = "identical files" if ok else "DIFFER"
     elif case in ("count", "collide_count"):
         same = "equal counts" if len({runs[R]["count"] for R in Rs}) == 1 else "DIFFER"
+    elif case.startswith("nbody"):
+        tol = 1e-12 if "fp64" in case else 1e-8
+        e1 = runs[Rs[0]]["energy"]
+        ok = all(abs(runs[R]["energy"] - e1) <= tol * abs(e1) for R in Rs)
+        same = (f"energy to {tol:g}" if ok else "DIFFER") + f"; sums: {runs[top].get('rank_sums', '?')}"
     print(f"| {case} | {runs[Rs[0]]['n']} | " + " | ".join(f"{runs[R]['ms_min']:.1f}" for R in Rs) +
           f" | {eff:.3f} at {top} | {runs[top].get('ms_combine', float('nan')):.1f} | {same} |")
 PYEOF

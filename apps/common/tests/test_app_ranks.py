@@ -130,6 +130,9 @@ if NBODY:
             clitest.check(j["ranks"] == p and abs(j["energy"] - ref["energy"]) <= 1e-12 * abs(ref["energy"]),
                           what + f": energy {j['energy']!r} == {ref['energy']!r} to 1e-12")
             clitest.check(len([ln for ln in out.splitlines() if ln.startswith("{")]) == 4, what + ": 3 reports + 1")
+            # A host build sums through MPI (NCCL is for CUDA ranks): the report says so.
+            clitest.check(ref.get("rank_sums") == "one rank" and j.get("rank_sums", "").startswith("host ("),
+                          what + f": rank_sums {j.get('rank_sums')!r} (one process {ref.get('rank_sums')!r})")
             for a, b, name in ((np.load(st), np.load(ref_state), "state"), (np.load(fo), np.load(ref_forces), "forces")):
                 clitest.check(a.shape == b.shape and np.max(np.abs(a - b)) <= 1e-12 * np.max(np.abs(b)),
                               what + f": final {name} to 1e-12 of the largest")
