@@ -2,9 +2,9 @@
 #define TDMAPS_APPS_COMMON_NCCL_SUM_HPP
 
 // The ranks' sum of a device array through NCCL, for the CLIs on MPI ranks
-// with CUDA: over NVLink on the devices instead of through host memory
-// (4 x H200, 4 n doubles for n = 2^20: 0.18 ms against 33 ms for
-// MPI_Allreduce of pinned host memory). NCCL is loaded at run time (dlopen
+// with CUDA: over NVLink on the devices instead of through host memory and
+// MPI_Allreduce (perf_tests/results/h200x4/nbody_ranks.md compares the
+// two). NCCL is loaded at run time (dlopen
 // of $TDMAPS_NCCL, else libnccl.so.2 from the loader's path), so the build
 // needs neither NCCL nor its headers and a run without it takes the host
 // path: available() says which, the same on every rank (the ranks decide
