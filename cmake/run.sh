@@ -8,7 +8,8 @@
 # Set-up (Debian packages, Kokkos) is cmake/bootstrap.sh: idempotent and
 # cached, so the second command reuses what the first one built.
 # Environment: TDMAPS_WERROR=ON builds the project's targets with -Werror;
-# TDMAPS_JOBS sets the build parallelism.
+# TDMAPS_JOBS sets the build parallelism; TDMAPS_CMAKE_ARGS adds configure
+# arguments (split at white space), e.g. -DTDMAPS_HOST_OPTIMIZATION=-O0.
 set -euo pipefail
 
 die() { echo "tdmaps: error: $*" >&2; exit 1; }
@@ -35,7 +36,8 @@ bash "$ROOT/cmake/bootstrap.sh" --preset "$PRESET" "${BOOT[@]}" >/dev/null
 
 mkdir -p "$ROOT/build"
 JOBS=${TDMAPS_JOBS:-$(nproc 2>/dev/null || echo 2)}
-cmake --preset "$PRESET" -DTDMAPS_WERROR="${TDMAPS_WERROR:-OFF}" >"$ROOT/build/.configure-$PRESET.log" 2>&1 \
+read -r -a EXTRA <<< "${TDMAPS_CMAKE_ARGS:-}"
+cmake --preset "$PRESET" -DTDMAPS_WERROR="${TDMAPS_WERROR:-OFF}" "${EXTRA[@]}" >"$ROOT/build/.configure-$PRESET.log" 2>&1 \
   || { mkdir -p build; cat "$ROOT/build/.configure-$PRESET.log" >&2 2>/dev/null; die "configure of preset '$PRESET' failed"; }
 # The main job needs the three apps only; the tests and benchmarks are built by
 # 'test' and 'build'.

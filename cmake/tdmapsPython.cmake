@@ -33,5 +33,8 @@ function(tdmaps_add_python_test name label script target env)
     list(APPEND binaries $<TARGET_FILE:${more}>)
   endforeach()
   add_test(NAME ${name} COMMAND ${py} ${script} ${binaries})
-  set_tests_properties(${name} PROPERTIES LABELS ${label} TIMEOUT 600 ENVIRONMENT "${TDMAPS_TEST_OMP_ENV};${env}")
+  # COST: ctest -j starts these long scripts first, beside the many short unit
+  # tests, instead of last, one beside the other, after them.
+  set_tests_properties(${name} PROPERTIES LABELS ${label} TIMEOUT 600 COST 100
+                       ENVIRONMENT "${TDMAPS_TEST_OMP_ENV};${env}")
 endfunction()
