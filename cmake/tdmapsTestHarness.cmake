@@ -58,15 +58,19 @@ if(NOT TDMAPS_TEST_BACKENDS)
 endif()
 message(STATUS "tdmaps unit-test backends: ${TDMAPS_TEST_BACKENDS}")
 
-# The unit-test executables' host optimisation (after the build type's
-# flags, so it wins): -O1 compiles their template-heavy sources in about half
-# the time of -O3 and computes the same IEEE values (no -ffast-math, no FMA
-# contraction on the default x86-64 target). Under nvcc it is the host
-# compiler's alone: the kernels' device code is the same at -O1 as at -O3
-# (nvcc's -O does not reach cicc or ptxas). The apps, the Python module and
-# the benchmarks keep the build type's (their tests run them as built).
-# TDMAPS_HOST_OPTIMIZATION, when set, wins over this (cmake/tdmapsTargetFlags.cmake).
-set(TDMAPS_TEST_OPTIMIZATION "-O1" CACHE STRING "Optimisation flags of the unit-test executables (empty: the build type's)")
+# The unit-test executables' optimisation on host compilers (after the
+# build type's flags, so it wins): -O1 compiles their template-heavy sources
+# in about half the time of -O3 and computes the same IEEE values (no
+# -ffast-math, no FMA contraction on the default x86-64 target). The apps,
+# the Python module and the benchmarks keep the build type's (their tests
+# run them as built); CUDA builds keep it too (nvcc takes one -O; their tests
+# run on the GPU). TDMAPS_HOST_OPTIMIZATION, when set, is used instead
+# (cmake/tdmapsTargetFlags.cmake).
+if(Kokkos_ENABLE_CUDA)
+  set(TDMAPS_TEST_OPTIMIZATION "" CACHE STRING "Optimisation flags of the unit-test executables (empty: the build type's)")
+else()
+  set(TDMAPS_TEST_OPTIMIZATION "-O1" CACHE STRING "Optimisation flags of the unit-test executables (empty: the build type's)")
+endif()
 
 # The variants of the executables: <name>|<backend header>|<ctest prefix>|<definitions>.
 set(_tdmaps_test_variants)
