@@ -19,21 +19,23 @@
 // Views of the space's memory. check_params and check_bodies tell bad
 // parameters and bad bodies apart before a run (the kernels do not check).
 //
-// On CUDA, compute() and add_part() run the warp kernel of tile_gpu.hpp:
-// the map's kind over blocks of 128 x 128 pairs (rows and columns in a
-// warp's registers, columns rotated by shuffles); the map's own block side
-// does not apply there. add(range) takes the generic pair walk of any
-// backend (the range's omegas are the map's own).
+// compute() and add_part() run the laws through the library's public pair-law
+// walk (tdmaps::for_each_pair_law, body_law.hpp), as a user's own law runs:
+// on GPU backends the register-tiled lane walk over the map's kind (rows and
+// columns in registers, columns rotated by lane shuffles; the map's own
+// block side does not apply there). add(range) takes for_each_pair_both_ends
+// (the range's omegas are the map's own).
 
 #include <tdmaps/core/domain.hpp>
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/launch/hints.hpp>
 #include <tdmaps/launch/omega_range.hpp>
 #include <tdmaps/launch/pair_both_ends.hpp>
+#include <tdmaps/launch/pair_law.hpp>
 #include <tdmaps/launch/reduce.hpp>
 #include <tdmaps/maps/map_concept.hpp>
+#include <tdmaps/nbody/body_law.hpp>
 #include <tdmaps/nbody/forces.hpp>
-#include <tdmaps/nbody/tile_gpu.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -182,36 +184,21 @@ class Forces {
                Terms terms = Terms::accelerations_and_energy) const {
     check(map, x, acc);
     Kokkos::deep_copy(space_, acc, Accel<Real>{Real(0), Real(0), Real(0), Real(0)});
-#if defined(KOKKOS_ENABLE_CUDA)
-    if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
-      const Map macro = detail::warp_block_map(map);
-      for (int l = 0; l < tdmaps::detail::launches(macro); ++l)
-        warp_launch(macro, l, 0, tdmaps::detail::league_size(macro, l), x, acc, hints, terms, label(map));
-      return;
-    }
-#endif
-    with_kernel(x, terms, [&](const auto& kernel) {
-      tdmaps::for_each_pair_both_ends(space_, map, kernel, acc, PairDiagonal::exclude, label(map), hints);
+    with_body_law(x, terms, [&](const auto& law) {
+      tdmaps::for_each_pair_law(space_, map, law, acc, PairDiagonal::exclude, label(map), hints);
     });
   }
 
   /// \brief acc += part `part` of `parts` of the pairs (a one-launch map: bb,
-  /// lambda); the parts p = 0 .. parts - 1 sum to compute()'s. On CUDA the
-  /// parts split the 128-block league (tile_gpu.hpp), elsewhere the map's own
-  /// (omega_range(map, part, parts)).
+  /// lambda); the parts p = 0 .. parts - 1 sum to compute()'s
+  /// (tdmaps::for_each_pair_law_part: contiguous, balanced ranges of the walk's blocks).
   template <class Map>
   void add_part(const Map& map, int part, int parts, const positions_type& x, const accel_type& acc,
                 const LaunchHints& hints = LaunchHints(), Terms terms = Terms::accelerations_and_energy) const {
-#if defined(KOKKOS_ENABLE_CUDA)
-    if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
-      check(map, x, acc);
-      const Map macro = detail::warp_block_map(map);
-      const OmegaRange r = omega_range(macro, part, parts);
-      warp_launch(macro, 0, r.begin, r.end, x, acc, hints, terms, label(map));
-      return;
-    }
-#endif
-    add(map, omega_range(map, part, parts), x, acc, hints, terms);
+    check(map, x, acc);
+    with_body_law(x, terms, [&](const auto& law) {
+      tdmaps::for_each_pair_law_part(space_, map, part, parts, law, acc, PairDiagonal::exclude, label(map), hints);
+    });
   }
 
   /// \brief acc += what the pairs of the blocks of `range` give (a one-launch
@@ -232,26 +219,6 @@ class Forces {
     return std::string("tdmaps::nbody::accelerations::") + Map::name;
   }
 
-#if defined(KOKKOS_ENABLE_CUDA)
-  /// The warp kernel (tile_gpu.hpp) over omegas [begin, end) of launch l of the 128-block map.
-  template <class Map>
-  void warp_launch(const Map& macro, int l, index_t begin, index_t end, const positions_type& x, const accel_type& acc,
-                   const LaunchHints& hints, Terms terms, const std::string& lbl) const {
-    static_assert(is_block_space_map_v<Map>, "tdmaps::nbody: the pair walk needs a block-space map (not utm)");
-    if (hints.blocks_per_team < 0)
-      throw std::invalid_argument("tdmaps::nbody: blocks_per_team = " + std::to_string(hints.blocks_per_team) +
-                                  " must be >= 0 (0: the library's choice)");
-    if (size() < 2) return;
-    with_law([&](const auto& law) {
-      if (terms == Terms::accelerations)
-        detail::warp_tile_launch<Real, false>(space_, macro, l, begin, end, size(), x, law, acc, hints.blocks_per_team,
-                                              lbl);
-      else
-        detail::warp_tile_launch<Real, true>(space_, macro, l, begin, end, size(), x, law, acc, hints.blocks_per_team,
-                                             lbl);
-    });
-  }
-#endif
 
   /// Throws std::invalid_argument unless x, acc, the masses and the map's domain have one size.
   template <class Map>
@@ -272,6 +239,18 @@ class Forces {
         f(PairKernel<Real, memory_space, LawT, false>{x, law});
       else
         f(PairKernel<Real, memory_space, LawT, true>{x, law});
+    });
+  }
+
+  /// f(law) with the law of forces.hpp as a pair law on positions x (body_law.hpp), computing `terms`.
+  template <class F>
+  void with_body_law(const positions_type& x, Terms terms, F&& f) const {
+    with_law([&](const auto& law) {
+      using LawT = std::decay_t<decltype(law)>;
+      if (terms == Terms::accelerations)
+        f(BodyLaw<Real, memory_space, LawT, false>{x, law});
+      else
+        f(BodyLaw<Real, memory_space, LawT, true>{x, law});
     });
   }
 

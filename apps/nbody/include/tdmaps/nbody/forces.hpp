@@ -105,7 +105,7 @@ KOKKOS_FORCEINLINE_FUNCTION double reciprocal(double v) { return intrinsics::rcp
 
 // Each law: `extra` values per body beside its position (load(i, e) reads
 // them), and pair(e_i, e_j, r2, s_i, s_j, u) the pair's terms from them, so
-// that a kernel may hold bodies in registers (tile_gpu.hpp); operator()(i,
+// that a kernel may hold bodies in registers (body_law.hpp); operator()(i,
 // j, r2, ...) is the two together.
 
 /// \brief Gravity's pair terms (the top of this file); a body's extra value is its mass.
