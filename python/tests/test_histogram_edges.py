@@ -1,5 +1,5 @@
 """tdmaps.pair_histogram's bins are np.histogram's: distances placed exactly
-on every edge of np.linspace(0, rmax, bins + 1) (and one ulp to either side),
+on every edge NumPy builds for X's dtype (and one ulp to either side),
 many (rmax, bins), both dtypes, every block-space map, and the bins limit
 (2^24 works, past the teams' scratch too; 2^24 + 1 raises)."""
 
@@ -26,15 +26,17 @@ def pair_distances(X):
 
 
 def numpy_histogram(X, bins, rmax):
-    """The documented rule: np.histogram(d[d < rmax], bins, (0, rmax))."""
+    """The documented rule: np.histogram(d[d < R], bins, (0, R)) for R = rmax
+    in X's dtype (float32 X: NumPy's float32 edges of a float32 range)."""
     d = pair_distances(X)
-    return np.histogram(d[d < rmax], bins, (0, rmax))[0]
+    R = X.dtype.type(rmax)
+    return np.histogram(d[d < R], bins, (0, R))[0]
 
 
 def edge_points(rmax, bins, dtype, most, rng):
     """1-D points: 0 and the edges (all, or `most` at random besides the ends),
     each also one ulp below and above: distances from 0 on every edge."""
-    edges = np.linspace(0, rmax, bins + 1).astype(dtype)
+    edges = np.histogram_bin_edges(np.zeros(1, dtype), bins, (0, dtype(rmax)))
     if bins + 1 > most:
         edges = edges[np.concatenate([[1, bins - 1, bins], rng.integers(0, bins + 1, most)])]
     with np.errstate(over="ignore"):

@@ -3,13 +3,17 @@
 
 // pair_histogram (reduce.hpp lists the reductions) and its bins, NumPy's:
 // counts equal np.histogram(d[d < R], B, (0, R))[0] for the distances d of
-// the pairs, R = rmax. The edges are np.linspace(0, R, B + 1)'s: edge_b =
-// b * (R / B) in fp64 (b / B * R where R / B underflows to 0), the last one
-// R itself, rounded to the points' precision for fp32 points (as np.histogram
-// rounds them for float32 data); a distance r is in bin b when
-// edge_b <= r < edge_{b+1}, so a value on an edge is in the bin it starts,
-// and r >= R (R in the points' precision) or NaN is in no bin.
+// the pairs in the points' precision and R = rmax in that precision too
+// (fp32 points: R = float(rmax), NumPy's range=(0, np.float32(rmax)), so
+// that every edge is NumPy's for float32 data given a float32 range). The
+// edges are np.linspace(0, R, B + 1)'s: edge_b = b * (R / B) in fp64 (b / B *
+// R where R / B underflows to 0), the last one R itself, rounded to the
+// points' precision (np.histogram's edges take the data's dtype); a distance
+// r is in bin b when edge_b <= r < edge_{b+1}, so a value on an edge is in
+// the bin it starts, and r >= R or NaN is in no bin. An rmax that is not a
+// finite value > 0 in the points' precision is refused (make_bins).
 
+#include <tdmaps/core/detail/number_text.hpp>
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/edm/element.hpp>
 #include <tdmaps/edm/pair_column.hpp>
@@ -99,8 +103,14 @@ struct HistBins {
 /// R / B, B / R and R normal Reals; outside that range (and where 4 eps B >=
 /// 1/2, fp32 beyond 2^20 bins) every distance is located against the edges.
 template <class Real>
-HistBins<Real> make_bins(const double rmax, const int bins) {
+HistBins<Real> make_bins(const double rmax_given, const int bins) {
   using lim = std::numeric_limits<Real>;
+  // R in the points' precision: np.histogram's float32 edges of a float32 range.
+  const double rmax = static_cast<double>(static_cast<Real>(rmax_given));
+  if (!(rmax > 0) || !std::isfinite(rmax))
+    throw std::invalid_argument("tdmaps::edm::pair_histogram: rmax = " + tdmaps::detail::number_text(rmax_given) +
+                                " is " + tdmaps::detail::number_text(rmax) + " in " + tdmaps::detail::real_name<Real>() +
+                                " (need a finite value > 0 in the points' precision)");
   HistBins<Real> h;
   h.R = rmax;
   h.bins = bins;
@@ -139,7 +149,7 @@ void check_histogram(const Points& points, const Map& map, double rmax, const Co
   check_points<Real>(points, "tdmaps::edm::pair_histogram");
   check_map(map, points.extent(0), "tdmaps::edm::pair_histogram");
   if (!(rmax > 0) || !std::isfinite(rmax))
-    throw std::invalid_argument("tdmaps::edm::pair_histogram: rmax = " + std::to_string(rmax) +
+    throw std::invalid_argument("tdmaps::edm::pair_histogram: rmax = " + tdmaps::detail::number_text(rmax) +
                                 " (need a finite value > 0)");
   if (counts.extent(0) < 1 || counts.extent(0) > static_cast<std::size_t>(max_histogram_bins))
     throw std::invalid_argument("tdmaps::edm::pair_histogram: " + std::to_string(counts.extent(0)) +
