@@ -221,6 +221,7 @@ void register_collision_benchmarks(const Options& o);  // apps/collision (collis
 void register_bench3_benchmarks(const Options& o);     // dummy3, sink3, launch3 (bench3_benchmarks.cpp)
 void register_atm_benchmarks(const Options& o);        // apps/triplets (atm_benchmarks.cpp)
 void register_nbody_benchmarks(const Options& o);      // apps/nbody (nbody_benchmarks.cpp)
+void register_pair_law_benchmarks(const Options& o);   // user laws beside apps/nbody (pair_law_benchmarks.cpp)
 
 }  // namespace tdmaps_bench
 

@@ -174,6 +174,7 @@ void tdmaps_bench::register_atm_benchmarks(const Options&) {}
 #endif
 #if !defined(TDMAPS_BENCH_HAVE_NBODY)
 void tdmaps_bench::register_nbody_benchmarks(const Options&) {}
+void tdmaps_bench::register_pair_law_benchmarks(const Options&) {}
 #endif
 
 int main(int argc, char** argv) {
@@ -210,6 +211,7 @@ int main(int argc, char** argv) {
         tdmaps_bench::register_bench3_benchmarks(options);
         tdmaps_bench::register_atm_benchmarks(options);
         tdmaps_bench::register_nbody_benchmarks(options);
+        tdmaps_bench::register_pair_law_benchmarks(options);
         benchmark::RunSpecifiedBenchmarks();
         benchmark::Shutdown();
       } catch (const std::exception& e) {

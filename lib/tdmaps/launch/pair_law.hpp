@@ -21,12 +21,15 @@
 // - point_type: trivially copyable (arithmetic types, structs and
 //   Kokkos::Arrays of them, of whole 32-bit words); load(i) reads point i.
 // - value_type: a point's sum. Zero is pair_value_traits<value_type>::zero()
-//   (value-initialisation), and out(i) += sum is pair_value_traits'
-//   atomic_add (launch/pair_both_ends.hpp), unless the law has
-//   `KOKKOS_FUNCTION void flush(const Out& out, index_t i, const value_type& sum) const`,
-//   which then adds a point's sum into out itself (a conversion, a scale).
-// - operator()(a, b, to_a, to_b): ADDS into to_a and to_b (they hold the
-//   running sums of the two points: never assign them).
+//   (value-initialisation) unless the law has `KOKKOS_FUNCTION value_type
+//   identity() const` (a minimum's +inf, a key's "none"), and out(i) += sum
+//   is pair_value_traits' atomic_add (launch/pair_both_ends.hpp), unless the
+//   law has `KOKKOS_FUNCTION void flush(const Out& out, index_t i, const
+//   value_type& sum) const`, which then joins a point's sum into out itself
+//   (a conversion, a scale, an atomic minimum).
+// - operator()(a, b, to_a, to_b), or operator()(i, a, j, b, to_a, to_b) with
+//   the points' indices: JOINS into to_a and to_b (adds, for a sum; they
+//   hold the running sums of the two points: never assign them outright).
 //
 // Pairs: every (i, j), i > j, of the map's domain, and (i, i) with
 // PairDiagonal::include on a Triangle::lower domain (both of its results go
@@ -81,9 +84,10 @@ void check_pair_law(const Map& map, const Law&, const Out& out, const char* who)
                 "tdmaps::for_each_pair_law: the law's point_type and value_type are trivially copyable");
   static_assert(std::is_same<decltype(std::declval<const Law&>().load(index_t(0))), P>::value,
                 "tdmaps::for_each_pair_law: the law has `KOKKOS_FUNCTION point_type load(index_t i) const`");
-  static_assert(std::is_invocable<const Law&, const P&, const P&, V&, V&>::value,
+  static_assert(std::is_invocable<const Law&, const P&, const P&, V&, V&>::value || law_takes_indices<Law>::value,
                 "tdmaps::for_each_pair_law: the law is callable as law(const point_type& a, const point_type& b, "
-                "value_type& to_a, value_type& to_b) const");
+                "value_type& to_a, value_type& to_b) const, or law(index_t i, const point_type& a, index_t j, "
+                "const point_type& b, value_type& to_a, value_type& to_b) const");
   static_assert(Kokkos::is_view<Out>::value && (Out::rank == 1 || law_has_flush<Law, Out>::value),
                 "tdmaps::for_each_pair_law: out is a rank-1 View (one entry per point), or any View of n rows "
                 "that the law's flush(out, i, sum) adds into");

@@ -44,6 +44,38 @@ struct law_has_flush<Law, Out,
                          std::declval<const Out&>(), index_t(0), std::declval<const typename Law::value_type&>()))>>
     : std::true_type {};
 
+/// Law has a member identity() (else the sums start as pair_value_traits' zero).
+template <class Law, class = void>
+struct law_has_identity : std::false_type {};
+template <class Law>
+struct law_has_identity<Law, std::void_t<decltype(std::declval<const Law&>().identity())>> : std::true_type {};
+
+/// What a point's sum starts as: law.identity(), or zero.
+template <class Law>
+KOKKOS_FORCEINLINE_FUNCTION typename Law::value_type law_identity(const Law& law) {
+  if constexpr (law_has_identity<Law>::value)
+    return law.identity();
+  else
+    return pair_value_traits<typename Law::value_type>::zero();
+}
+
+/// Law takes the points' indices too: law(i, a, j, b, to_a, to_b).
+template <class Law>
+using law_takes_indices =
+    std::is_invocable<const Law&, index_t, const typename Law::point_type&, index_t, const typename Law::point_type&,
+                      typename Law::value_type&, typename Law::value_type&>;
+
+/// The pair (i, j): law(i, a, j, b, to_a, to_b) or law(a, b, to_a, to_b).
+template <class Law>
+KOKKOS_FORCEINLINE_FUNCTION void law_pair(const Law& law, index_t i, const typename Law::point_type& a, index_t j,
+                                          const typename Law::point_type& b, typename Law::value_type& to_a,
+                                          typename Law::value_type& to_b) {
+  if constexpr (law_takes_indices<Law>::value)
+    law(i, a, j, b, to_a, to_b);
+  else
+    law(a, b, to_a, to_b);
+}
+
 /// Adds point i's sum v into out: law.flush(out, i, v), or out(i) += v atomically.
 template <class Law, class Out>
 KOKKOS_FORCEINLINE_FUNCTION void law_flush(const Law& law, const Out& out, index_t i,
@@ -82,9 +114,9 @@ TDMAPS_UNROLL
       for (int r = 0; r < R; ++r) {
 TDMAPS_UNROLL
         for (int c = 0; c < R; ++c) {
-          if (Edge && !Index::takes(Index::row(i0, lane, r), Index::col(j0, lane, s, c), n, diag, with_diagonal))
-            continue;
-          law(rp[r], cp[c], rs[r], cs[c]);
+          const index_t i = Index::row(i0, lane, r), j = Index::col(j0, lane, s, c);
+          if (Edge && !Index::takes(i, j, n, diag, with_diagonal)) continue;
+          law_pair(law, i, rp[r], j, cp[c], rs[r], cs[c]);
         }
       }
       if (W > 1) {
@@ -109,7 +141,7 @@ TDMAPS_UNROLL
 TDMAPS_UNROLL
           for (int r = 0; r < R; ++r) {
             rp[r] = load(Index::row(i0, lane, r));
-            rs[r] = pair_value_traits<V>::zero();
+            rs[r] = law_identity(law);
           }
         },
         [&](const index_t i0, const index_t j0) {
@@ -118,7 +150,7 @@ TDMAPS_UNROLL
 TDMAPS_UNROLL
           for (int c = 0; c < R; ++c) {
             cp[c] = load(Index::col(j0, lane, 0, c));
-            cs[c] = pair_value_traits<V>::zero();
+            cs[c] = law_identity(law);
           }
           const bool diag = i0 == j0;
           if (diag || i0 + Index::side > n)
@@ -165,7 +197,7 @@ struct PairLawHostWalk {
     const int ncols = touched < t.cols ? touched : t.cols;
     for (int tj = 0; tj < ncols; ++tj) {
       cp[tj] = law.load(t.j0 + tj);
-      cs[tj] = pair_value_traits<V>::zero();
+      cs[tj] = law_identity(law);
     }
     for (int ti = 0; ti < t.rows; ++ti) {
       const index_t i = t.i0 + ti;
@@ -173,8 +205,8 @@ struct PairLawHostWalk {
       if (t.diagonal()) end = ti + (with_diagonal ? 1 : 0) < t.cols ? ti + (with_diagonal ? 1 : 0) : t.cols;
       if (end <= 0) continue;
       const P pi = law.load(i);
-      V row = pair_value_traits<V>::zero();
-      for (int tj = 0; tj < end; ++tj) law(pi, cp[tj], row, cs[tj]);
+      V row = law_identity(law);
+      for (int tj = 0; tj < end; ++tj) law_pair(law, i, pi, t.j0 + tj, cp[tj], row, cs[tj]);
       law_flush(law, out, i, row);
     }
     for (int tj = 0; tj < ncols; ++tj) law_flush(law, out, t.j0 + tj, cs[tj]);

@@ -14,14 +14,15 @@
 //   nearest_neighbour(space, points, map[, range], keys)
 //       keys(i) = the nearest other point of i, as a NearestKey (decode with
 //       nearest_index / nearest_distance); ties go to the smaller index.
-//       keys starts as nearest_init(); ranges join into it. On CUDA, fp32
-//       points of 2 to 4 coordinates back to back over a whole triangle take
-//       a warp walk of 128 x 128 blocks under the map's kind (each distance
-//       offered to both ends in registers; nearest_gpu.hpp, the same keys);
-//       a part of the league and every other case take reduce_rows.
+//       keys starts as nearest_init(); ranges join into it. On GPU backends,
+//       fp32 points of 2 to 4 coordinates back to back over a whole triangle
+//       take the public pair-law walk (tdmaps::for_each_pair_law: blocks of
+//       lane_width x 4 points under the map's kind, each distance offered to
+//       both ends in registers; nearest_law.hpp, the same keys); an omega
+//       range and every other case take reduce_rows.
 //   nearest_neighbour_part(space, points, map, part, parts, keys)
-//       the same over part `part` of `parts` (MPI ranks), the warp walk's
-//       league split on CUDA.
+//       the same over part `part` of `parts` (MPI ranks), the walk's league
+//       split on GPU backends (for_each_pair_law_part).
 //
 // The distance is the element kernel's (direct_dist), so a histogram or a
 // count agrees with the distances tdmaps-edm writes. map: a map over
@@ -32,10 +33,12 @@
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/edm/element.hpp>
 #include <tdmaps/edm/histogram.hpp>
-#include <tdmaps/edm/nearest_gpu.hpp>
+#include <tdmaps/edm/nearest_law.hpp>
 #include <tdmaps/edm/pair_column.hpp>
 #include <tdmaps/launch/hints.hpp>
+#include <tdmaps/kokkos_ext/lanes.hpp>
 #include <tdmaps/launch/omega_range.hpp>
+#include <tdmaps/launch/pair_law.hpp>
 #include <tdmaps/launch/reduce.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -164,24 +167,27 @@ struct NearestIndex {
 }  // namespace detail
 
 namespace detail {
-/// The CUDA warp kernel (nearest_gpu.hpp) for fp32 points of D = 2, 3, 4
-/// coordinates back to back, over part `part` of `parts` of its league of
-/// 128-blocks: run it and return true; otherwise (another backend,
-/// precision or shape) false, and the caller runs reduce_rows.
+/// On GPU backends, fp32 points of D = 2, 3, 4 coordinates back to back:
+/// the pair law of nearest_law.hpp through the public lane walk over part
+/// `part` of `parts` of its league, and true; otherwise (a host backend,
+/// fp64, another shape) false, and the caller runs reduce_rows.
 template <class ExecSpace, class Points, class Map, class Keys, int D>
 bool nearest_warp_if(const ExecSpace& space, const Points& points, const Map& map, int part, int parts,
                      const Keys& keys, const LaunchHints& hints, const std::string& label,
                      std::integral_constant<int, D>) {
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value && D >= 2 &&
+  if constexpr (intrinsics::lane_width<ExecSpace>::value > 1 && D >= 2 &&
                 std::is_same<typename Points::non_const_value_type, float>::value) {
-    if (hints.blocks_per_team < 0)
-      throw std::invalid_argument("tdmaps::edm::nearest_neighbour: blocks_per_team = " +
-                                  std::to_string(hints.blocks_per_team) + " must be >= 0 (0: the library's choice)");
-    nearest_warp<D>(space, map, points.data(), keys, hints.blocks_per_team, label, part, parts);
+    if (map.domain.n < 2) return true;
+    const NearestLaw<D, Keys> law{points.data()};
+    if constexpr (!is_multi_launch_map_v<Map>) {
+      if (parts > 1) {
+        for_each_pair_law_part(space, map, part, parts, law, keys, PairDiagonal::exclude, label, hints);
+        return true;
+      }
+    }
+    for_each_pair_law(space, map, law, keys, PairDiagonal::exclude, label, hints);
     return true;
   }
-#endif
   (void)space, (void)points, (void)map, (void)part, (void)parts, (void)keys, (void)hints, (void)label;
   return false;
 }
@@ -259,9 +265,9 @@ void nearest_neighbour(const ExecSpace& space, const Points& points, const Map& 
 /// \brief nearest_neighbour over part `part` of `parts` of the triangle of a
 /// one-launch map (bb, lambda), keys joined as by the range overload: the
 /// parts p = 0 .. parts - 1 (MPI ranks, each its own, then the keys' minimum
-/// over the ranks) give the whole triangle's keys. On CUDA, fp32 points of 2
-/// to 4 coordinates back to back split the warp walk's league of 128-blocks;
-/// elsewhere the part is omega_range(map, part, parts) (fp64: the range that
+/// over the ranks) give the whole triangle's keys. On GPU backends, fp32
+/// points of 2 to 4 coordinates back to back split the pair-law walk's league
+/// (for_each_pair_law_part); elsewhere the part is omega_range(map, part, parts) (fp64: the range that
 /// nearest_index_pass takes too).
 template <class ExecSpace, class Points, class Map, class Keys>
 void nearest_neighbour_part(const ExecSpace& space, const Points& points, const Map& map, int part, int parts,
