@@ -195,9 +195,19 @@ void for_each_pair_law(const ExecSpace& space, const Map& map, const Law& law, c
 /// \brief Part `part` of `parts` of for_each_pair_law's pairs (a one-launch
 /// map: bb, lambda): the parts p = 0 .. parts - 1 sum to the whole, each a
 /// contiguous, balanced range of the walk's blocks (chunks, MPI ranks).
+/// \tparam ExecSpace a Kokkos execution space
+/// \tparam Map a one-launch block-space map (bb, lambda)
+/// \tparam Law a pair law (the top of this file)
+/// \tparam Out a rank-1 View of n entries, accessible from ExecSpace
+/// \param space the execution space instance the launches run on (not fenced)
+/// \param map the map; its domain gives the points 0 .. n - 1
 /// \param part which part, 0 .. parts - 1
 /// \param parts how many parts, >= 1
-/// The other parameters are for_each_pair_law's.
+/// \param law the pair law
+/// \param out n entries, added into (the caller zeroes or pre-fills them)
+/// \param diagonal PairDiagonal::include also evaluates (i, i) on a Triangle::lower domain
+/// \param label the Kokkos kernels' label
+/// \param hints LaunchHints::blocks_per_team: consecutive blocks a team takes (0: the library's choice)
 template <class ExecSpace, class Map, class Law, class Out>
 void for_each_pair_law_part(const ExecSpace& space, const Map& map, index_t part, index_t parts, const Law& law,
                             const Out& out, PairDiagonal diagonal = PairDiagonal::exclude,
