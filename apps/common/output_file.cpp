@@ -4,6 +4,7 @@
 #include "npy.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -13,6 +14,8 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <utility>
 
 namespace tdmaps {
 namespace app {
@@ -37,12 +40,64 @@ char g_cleanup_path[cleanup_slots][cleanup_path_max];
 volatile std::sig_atomic_t g_cleanup_used[cleanup_slots] = {};
 std::atomic<bool> g_handlers_installed{false};
 
+// A signal sent to the process runs its handler on any thread that does not
+// block it (an MPI progress thread, an OpenMP worker): it may run while
+// another thread creates a named temporary file, remove nothing (the file
+// is not there yet) and end the process before that thread's file is
+// registered or removed. So creating a named file is a section that the
+// handler waits for (Dekker's pattern, on lock-free atomics, which a handler
+// may use): the handler announces the end (g_dying) before it reads
+// g_creating, a section announces itself before it reads g_dying, and
+// whichever comes second sees the other: a section that starts after the
+// handler creates nothing, a handler that comes during a section removes
+// the file after it. The creating thread blocks the signals meanwhile, so
+// the handler never waits on its own thread.
+std::atomic<int> g_creating{0};
+std::atomic<int> g_dying{0};
+static_assert(ATOMIC_INT_LOCK_FREE == 2, "the signal handler needs lock-free atomics");
+
 void on_fatal_signal(int sig) {
+  g_dying.store(1);
+  // A section is one open() or linkat(); the bound only keeps a stuck
+  // filesystem from holding the process past its signal.
+  for (int k = 0; k < 5000 && g_creating.load() != 0; ++k) {
+    struct timespec pause = {0, 1000000};
+    ::nanosleep(&pause, nullptr);  // async-signal-safe
+  }
   for (int s = 0; s < cleanup_slots; ++s)
     if (g_cleanup_used[s]) ::unlink(g_cleanup_path[s]);  // async-signal-safe
   std::signal(sig, SIG_DFL);
   std::raise(sig);
 }
+
+/// The section that creates and registers a named temporary file (above).
+class CreatingNamed {
+ public:
+  explicit CreatingNamed(const std::string& path) {
+    sigset_t fatal;
+    sigemptyset(&fatal);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&fatal, sig);
+    ::pthread_sigmask(SIG_BLOCK, &fatal, &old_);
+    g_creating.fetch_add(1);
+    if (g_dying.load() != 0) {
+      end();
+      throw Error(path + ": interrupted");  // the process is ending of its signal
+    }
+  }
+  ~CreatingNamed() { end(); }
+  CreatingNamed(const CreatingNamed&) = delete;
+  CreatingNamed& operator=(const CreatingNamed&) = delete;
+
+ private:
+  void end() {
+    if (ended_) return;
+    ended_ = true;
+    g_creating.fetch_sub(1);
+    ::pthread_sigmask(SIG_SETMASK, &old_, nullptr);  // a pending signal runs its handler here
+  }
+  sigset_t old_;
+  bool ended_ = false;
+};
 
 int register_cleanup(const std::string& path) {
   if (path.size() + 1 > cleanup_path_max) return -1;
@@ -59,6 +114,19 @@ int register_cleanup(const std::string& path) {
 void unregister_cleanup(const std::string& path) {
   for (int s = 0; s < cleanup_slots; ++s)
     if (g_cleanup_used[s] && path == g_cleanup_path[s]) g_cleanup_used[s] = 0;
+}
+
+TemporaryObserver& observer() {
+  static TemporaryObserver o;
+  return o;
+}
+
+/// Tells the observer, which may not throw into discard() or a destructor.
+void observe(const std::string& path, bool exists) noexcept {
+  try {
+    if (observer()) observer()(path, exists);
+  } catch (...) {
+  }
 }
 
 bool use_o_tmpfile() {
@@ -87,6 +155,8 @@ void install_signal_cleanup() {
     ::sigaction(sig, &sa, nullptr);
   }
 }
+
+void set_temporary_observer(TemporaryObserver o) { observer() = std::move(o); }
 
 bool register_temporary(const std::string& path) { return register_cleanup(path) >= 0; }
 
@@ -120,11 +190,14 @@ OutputFile::OutputFile(const std::string& path, std::int64_t bytes) : path_(path
 #endif
   if (fd_ < 0) {
     temp_ = path + ".tmp." + std::to_string(static_cast<long long>(::getpid()));
+    const CreatingNamed section(path);
     if (register_cleanup(temp_) < 0) throw Error(path + ": path too long for a temporary file name");
+    observe(temp_, true);
     fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd_ < 0) {
       const int e = errno;
       unregister_cleanup(temp_);
+      observe(temp_, false);
       throw Error(path + ": cannot create temporary file '" + temp_ + "': " + errno_text(e));
     }
   }
@@ -151,6 +224,7 @@ void OutputFile::discard() noexcept {
   if (!temp_.empty()) {
     ::unlink(temp_.c_str());
     unregister_cleanup(temp_);
+    observe(temp_, false);
     temp_.clear();
   }
 }
@@ -190,14 +264,17 @@ void OutputFile::commit() {
     // Name the unnamed file beside its final name, then rename it into place
     // (linkat cannot replace an existing file; rename can, atomically).
     const std::string named = path_ + ".tmp." + std::to_string(static_cast<long long>(::getpid()));
+    const CreatingNamed section(path_);  // interrupted: the destructor discards the file
     if (register_cleanup(named) < 0) {
       discard();
       throw Error(path_ + ": path too long for a temporary file name");
     }
+    observe(named, true);
     const std::string proc = "/proc/self/fd/" + std::to_string(fd_);
     if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, named.c_str(), AT_SYMLINK_FOLLOW) != 0) {
       const int e = errno;
       unregister_cleanup(named);
+      observe(named, false);
       discard();
       throw Error(path_ + ": cannot name the output file: " + errno_text(e));
     }
@@ -216,6 +293,7 @@ void OutputFile::commit() {
     throw Error(path_ + ": cannot rename '" + temp_ + "' onto it: " + errno_text(e));
   }
   unregister_cleanup(temp_);
+  observe(temp_, false);
   temp_.clear();
 }
 

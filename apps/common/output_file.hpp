@@ -15,9 +15,13 @@
 // An unnamed file vanishes with the process whatever kills it (SIGKILL and a
 // power cut included). Where the filesystem has no O_TMPFILE the data go to
 // "<path>.tmp.<pid>", which the handlers of install_signal_cleanup() remove on
-// SIGINT / SIGTERM / SIGHUP / SIGQUIT before the process dies of the signal,
-// and every error path removes too. TDMAPS_NO_O_TMPFILE=1 forces that
-// fallback (the tests use it to cover both paths).
+// SIGINT / SIGTERM / SIGHUP / SIGQUIT before the process dies of the signal
+// (also when the handler runs on another thread than the one creating the
+// file), and every error path removes too; set_temporary_observer() lets a
+// process outside remove it after a SIGKILL. The unnamed file is named
+// "<path>.tmp.<pid>" only for the moment of commit(), under the same
+// guards. TDMAPS_NO_O_TMPFILE=1 forces the fallback (the tests use it to
+// cover both paths).
 
 #include <cstdint>
 #include <functional>
@@ -40,6 +44,16 @@ void install_signal_cleanup();
 /// or removed.
 bool register_temporary(const std::string& path);
 void unregister_temporary(const std::string& path);
+
+/// Called with (path, true) just before a named temporary file of an
+/// OutputFile comes to exist and with (path, false) once it is named or
+/// removed, so that a process outside this one can remove it when this one
+/// dies of what no handler sees (SIGKILL: mpirun kills a rank that has not
+/// died one second after its SIGTERM). tdmaps-nbody gives its MPI ranks'
+/// watchdog (ranks.hpp), which holds one path: one OutputFile at a time.
+/// An empty function (the default): none.
+using TemporaryObserver = std::function<void(const std::string& path, bool exists)>;
+void set_temporary_observer(TemporaryObserver observer);
 
 /// Bytes free for an unprivileged writer in the filesystem holding `dir`.
 std::int64_t filesystem_free_bytes(const std::string& dir);
