@@ -3,8 +3,9 @@
 
 // tdmaps-nbody's options (checked strictly, values reported as typed) and
 // its input: bodies generated (--random, --plummer) or read (.npy, .csv:
-// n rows of x, y, z, m [, vx, vy, vz] [, q]) in float64 and checked
-// (tdmaps::nbody::check_bodies) before any run; the sizes of a run, checked
+// n rows of x, y, z, m [, vx, vy, vz] [, q], as write_state writes them) in
+// float64 and checked (tdmaps::nbody::check_params, check_bodies: also in
+// the run's precision) before any run; the sizes of a run, checked
 // before anything is allocated, and what MPI ranks must agree on. Part of
 // the CLI, not installed.
 
@@ -26,6 +27,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace tdmaps {
@@ -61,7 +63,8 @@ struct Input {
   std::string source;  ///< for the report
 };
 
-/// The input file's columns for a law: 4 or 7 (with velocities), one more for Coulomb's charges.
+/// The input file's columns for a law: 4 or 7 (with velocities), one more
+/// (the last, q) for Coulomb's charges: what write_state writes.
 inline std::string columns_rule(nb::Law law) {
   return law == nb::Law::coulomb ? "5 (x, y, z, m, q) or 8 (x, y, z, m, vx, vy, vz, q)"
                                  : "4 (x, y, z, m) or 7 (x, y, z, m, vx, vy, vz)";
@@ -76,8 +79,16 @@ inline std::int64_t input_rows(const Options& o, app::Matrix<double>& m) {
   app::input_shape(input, rows, cols, m);
   if (rows == 0) throw app::Error(input + ": no bodies (0 rows); need at least 1");
   const std::int64_t extra = o.params.law == nb::Law::coulomb ? 1 : 0;
-  if (cols != 4 + extra && cols != 7 + extra)
-    throw app::Error(input + ": " + std::to_string(cols) + " columns; expected " + columns_rule(o.params.law));
+  if (cols != 4 + extra && cols != 7 + extra) {
+    // A Coulomb input (a charge column) under another law would run without its charges.
+    const bool charged = extra == 0 && (cols == 5 || cols == 8);
+    throw app::Error(input + ": " + std::to_string(cols) + " columns" +
+                     (charged
+                          ? ", the layout of --law coulomb (" + columns_rule(nb::Law::coulomb) +
+                                ": the last column the charges); give --law coulomb, or for --law " + o.law_text + " "
+                          : "; expected ") +
+                     columns_rule(o.params.law));
+  }
   if (rows > max_bodies)
     throw app::Error(input + ": " + std::to_string(rows) + " bodies exceed the largest supported n = " +
                      std::to_string(max_bodies));
@@ -125,16 +136,14 @@ inline Input load(const Options& o, app::Matrix<double>& file) {
   }
   const std::string where = o.in.input.empty() ? std::string("the generated bodies") : o.in.input;
   const bool fp32 = o.precision == "fp32";
-  for (std::size_t k = 0; k < in.v.size(); ++k)
-    if (!std::isfinite(in.v[k]))
-      throw app::Error(where + ": body " + std::to_string(k / 3) + ": velocity " + app::number_text(in.v[k]) +
-                       " is not finite");
-  if (fp32)
-    for (const std::vector<double>* a : {&in.x, &in.v, &in.m, &in.q})
-      for (double v : *a)
-        if (app::overflows_float32(v))
-          throw app::Error(where + ": " + app::number_text(v) +
-                           " overflows float32 (largest finite 3.4028235e+38; --precision fp32)");
+  for (std::size_t k = 0; k < in.v.size(); ++k) {
+    const std::string body = ": body " + std::to_string(k / 3) + ": velocity ";
+    if (!std::isfinite(in.v[k])) throw app::Error(where + body + app::number_text(in.v[k]) + " is not finite");
+    if (fp32 && app::overflows_float32(in.v[k]))
+      throw app::Error(where + body + app::number_text(in.v[k]) +
+                       " overflows float32 (largest finite 3.4028235e+38; --precision fp32)");
+  }
+  // Positions, masses and charges: check_bodies, in the run's precision.
   try {
     nb::check_bodies(in.x, in.m, in.q, o.params, fp32);
   } catch (const std::invalid_argument& e) {
@@ -143,9 +152,33 @@ inline Input load(const Options& o, app::Matrix<double>& file) {
     if (what.compare(0, prefix.size(), prefix) == 0) what = what.substr(prefix.size());
     if (what.find("share a position") != std::string::npos && o.params.law != nb::Law::lennard_jones)
       what += "; --softening";
+    else if (fp32 && what.find("flows float32") != std::string::npos)
+      what += "; --precision fp32";
     throw app::Error(where + ": " + what);
   }
   return in;
+}
+
+/// check_params' message as the CLI's, the parameter named by its option as
+/// typed ("--G 1e39 overflows float32 (...); --precision fp32").
+inline std::string param_message(std::string what, const Options& o) {
+  const std::string prefix = "tdmaps::nbody: ";
+  if (what.compare(0, prefix.size(), prefix) == 0) what = what.substr(prefix.size());
+  const std::pair<const char*, const std::string*> options[] = {
+      {"G", &o.g_text},           {"softening", &o.softening_text},
+      {"sigma", &o.sigma_text},   {"epsilon", &o.epsilon_text},
+      {"cutoff", &o.cutoff_text}, {"k", &o.k_text}};
+  for (const auto& p : options) {
+    const std::string lead = std::string(p.first) + " = ";
+    const std::size_t value_end = what.find_first_of(" :", lead.size());
+    if (what.compare(0, lead.size(), lead) == 0 && value_end != std::string::npos) {
+      what = "--" + std::string(p.first) + " " +
+             (p.second->empty() ? what.substr(lead.size(), value_end - lead.size()) : *p.second) +
+             what.substr(value_end);
+      break;
+    }
+  }
+  return o.precision == "fp32" ? what + "; --precision fp32" : what;
 }
 
 /// The options' values and combinations (after parsing, before any file is read).
@@ -191,7 +224,11 @@ inline void check_options(Options& o) {
   if (!o.cutoff_text.empty())
     o.params.cutoff = app::parse_double("--cutoff", o.cutoff_text, tiny, inf, "the cutoff must be a number > 0 (inf: none)");
   if (!o.k_text.empty()) o.params.k = app::parse_double("--k", o.k_text, tiny, big, "k " + positive);
-  nb::check_params(o.params);
+  try {
+    nb::check_params(o.params, o.precision == "fp32");
+  } catch (const std::invalid_argument& e) {
+    throw app::UsageError(param_message(e.what(), o));
+  }
   if (!o.steps_text.empty()) o.steps = app::parse_int("--steps", o.steps_text, 0, 1000000000, "the number of steps");
   if (o.steps > 0 && o.dt_text.empty()) throw app::UsageError("--steps " + o.steps_text + " needs --dt");
   if (!o.dt_text.empty()) {
@@ -220,17 +257,22 @@ inline void check_options(Options& o) {
         app::check_not_same_file(outs[b].first, *outs[b].second, outs[a].first, *outs[a].second);
 }
 
-/// Writes bodies as FILE.npy rows x, y, z, m, vx, vy, vz (float64 (n, 7),
-/// the --input layout): x(i, c) and v(i, c) give positions and velocities.
+/// Writes bodies as FILE.npy rows x, y, z, m, vx, vy, vz [, q] (float64
+/// (n, 7), or (n, 8) with the charges q when q is not empty: the --input
+/// layout of the run's law, so that the file starts a next run under the
+/// same options): x(i, c) and v(i, c) give positions and velocities.
 template <class X, class V>
-void write_state(const std::string& path, std::int64_t n, const X& x, const V& v, const std::vector<double>& m) {
-  std::vector<double> rows(static_cast<std::size_t>(n * nb::body_columns));
+void write_state(const std::string& path, std::int64_t n, const X& x, const V& v, const std::vector<double>& m,
+                 const std::vector<double>& q) {
+  const std::int64_t cols = nb::body_columns + (q.empty() ? 0 : 1);
+  std::vector<double> rows(static_cast<std::size_t>(n * cols));
   for (std::int64_t i = 0; i < n; ++i) {
-    double* r = &rows[static_cast<std::size_t>(i * nb::body_columns)];
+    double* r = &rows[static_cast<std::size_t>(i * cols)];
     for (int c = 0; c < 3; ++c) r[c] = x(i, c), r[4 + c] = v(i, c);
     r[3] = m[static_cast<std::size_t>(i)];
+    if (!q.empty()) r[nb::body_columns] = q[static_cast<std::size_t>(i)];
   }
-  app::write_npy(path, rows.data(), {n, nb::body_columns});
+  app::write_npy(path, rows.data(), {n, cols});
 }
 
 /// Pairs i > j of n bodies; snapshot frames of a run (steps 0, K, 2K, ...).
@@ -255,7 +297,8 @@ void check_sizes(const Options& o, index_t n, bool device_side) {
                        app::format_bytes(host_free) + " is available; use fewer bodies");
     if (!o.snapshots.empty())
       app::check_filesystem_space(o.snapshots, add_sat(mul_sat(mul_sat(frames(o), n), 24), 128), "the snapshots");
-    if (!o.output.empty()) app::check_filesystem_space(o.output, add_sat(mul_sat(n, 56), 128), "the final state");
+    const index_t row = o.params.law == nb::Law::coulomb ? 64 : 56;  // 7 or 8 float64
+    if (!o.output.empty()) app::check_filesystem_space(o.output, add_sat(mul_sat(n, row), 128), "the final state");
     if (!o.forces.empty()) app::check_filesystem_space(o.forces, add_sat(mul_sat(n, 32), 128), "the forces");
     return;
   }

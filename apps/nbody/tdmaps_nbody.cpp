@@ -14,6 +14,7 @@
 #include <tdmaps/nbody.hpp>
 
 #include "cli_input.hpp"
+#include "cli_report.hpp"
 #include "common/cli.hpp"
 #include "common/cli_options.hpp"
 #include "common/memory.hpp"
@@ -30,11 +31,11 @@
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <iostream>
+#include <limits>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -46,50 +47,26 @@ namespace nb = tdmaps::nbody;
 using tdmaps::index_t;
 using namespace tdmaps::nbody_cli;
 
-/// What a report line shows.
-struct Point {
-  std::int64_t step = 0;
-  double time = 0;
-  nb::Diagnostics d;
-  double drift = 0;  ///< (E - E0) / |E0|; NaN when E0 = 0
-};
-
-struct Report {
-  app::Timing times;  // ms_combine: MPI ranks, the last evaluation's all-reduction (inside ms_min)
-  Point last;
-  double e0 = 0;
-  std::string rank_sums;  ///< MPI ranks: how the accelerations were summed (RankSums::path)
-};
-
-using app::finite_or_null;
-
-std::string g(double v) {
-  std::ostringstream s;
-  s.precision(10);
-  s << v;
-  return s.str();
-}
-
-nlohmann::json header_json(const Options& o, const Input& in, const app::Timing& t, double ms_total, int ranks,
-                           const std::string& mode) {
-  const app::RunShape shape{in.n, 3, o.precision, nb::law_name(o.params.law), pair_count(in.n)};
-  nlohmann::json j =
-      app::report_json(app::report_header(o.in, o.spec.label(), o.block, ranks, shape, t, ms_total, o.output));
-  j["mode"] = mode;
-  j["generator"] = o.plummer_n > 0      ? nlohmann::json("plummer")
-                   : o.in.input.empty() ? nlohmann::json("random")
-                                        : nlohmann::json(nullptr);
-  return j;
-}
-
-void add_point(nlohmann::json& j, const Point& p) {
-  j["step"] = p.step;
-  j["time"] = p.time;
-  j["energy"] = finite_or_null(p.d.total());
-  j["kinetic"] = finite_or_null(p.d.kinetic);
-  j["potential"] = finite_or_null(p.d.potential);
-  j["momentum"] = {finite_or_null(p.d.px), finite_or_null(p.d.py), finite_or_null(p.d.pz)};
-  j["energy_drift"] = finite_or_null(p.drift);
+/// Throws AllRanksError (every rank holds the same sums) when the last force
+/// evaluation gave a body a result that is not finite although its inputs
+/// were: the first such body and the likely cause, law- and precision-aware
+/// (checks.hpp). One reduction on the device; the host copies only on failure.
+template <class Real, class Space, class Mem>
+void check_finite(const Space& space, const nb::State<Real, Mem>& s, const Options& o, const Input& in,
+                  std::int64_t step) {
+  const index_t i = nb::first_non_finite(space, s.a);
+  if (i < 0) return;
+  auto hx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.x);
+  auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.a);
+  std::vector<double> x(static_cast<std::size_t>(3 * in.n));
+  for (index_t k = 0; k < in.n; ++k)
+    for (int c = 0; c < 3; ++c) x[static_cast<std::size_t>(3 * k + c)] = static_cast<double>(hx(k, c));
+  const double a[4] = {double(ha(i).x), double(ha(i).y), double(ha(i).z), double(ha(i).e)};
+  const std::string when = o.steps > 0 ? "step " + std::to_string(step) + ": " : std::string();
+  nb::Remedies fix;
+  fix.softening = "--softening", fix.fp64 = "--precision fp64";
+  throw app::AllRanksError(
+      when + nb::non_finite_cause(o.params, o.precision == "fp32", x, in.m, in.q, static_cast<std::size_t>(i), a, fix));
 }
 
 template <class Real, class Space, class Map>
@@ -145,6 +122,7 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
       space.fence();
     });
     rep.times.ms_combine = ms_combine;
+    check_finite(space, s, o, in, 0);
     rep.last.d = nb::diagnostics(space, s);
     rep.e0 = rep.last.d.total();
   } else {
@@ -155,11 +133,13 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
     auto host_x = Kokkos::create_mirror_view(Kokkos::HostSpace(), s.x);
     const auto snapshot = [&] {
       if (!snap) return;
+      app::Timer timer;
       Kokkos::deep_copy(space, host_x, s.x);
       space.fence();
       for (index_t i = 0; i < n; ++i)
         for (int c = 0; c < 3; ++c) frame[static_cast<std::size_t>(3 * i + c)] = static_cast<double>(host_x(i, c));
       snap->write(frame.data(), static_cast<std::int64_t>(frame.size() * sizeof(double)));
+      rep.ms_writes += 1e3 * timer.seconds();
     };
     if (root && !o.snapshots.empty()) {
       const std::string header = app::npy_header<double>({frames(o), n, 3});
@@ -178,22 +158,15 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
       p.drift = rep.e0 != 0 ? (p.d.total() - rep.e0) / std::fabs(rep.e0) : std::nan("");
       rep.last = p;
       if (!root) return;
-      if (o.run.json) {
-        app::Timing t;
-        t.runs =
-            static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(step, std::numeric_limits<int>::max())));
-        t.ms_mean = step > 0 ? 1e3 * sum_s / static_cast<double>(step) : 0;
-        t.ms_min = step > 0 ? 1e3 * best : 0;
-        nlohmann::json j = header_json(o, in, t, 1e3 * total.seconds(), ranks.size(), "nbody_step");
-        add_point(j, p);
-        app::print_json_line(j);
-      } else {
-        std::cout << "step " << step << "  t " << g(p.time) << "  E " << g(p.d.total()) << "  K " << g(p.d.kinetic)
-                  << "  U " << g(p.d.potential) << "  P (" << g(p.d.px) << ", " << g(p.d.py) << ", " << g(p.d.pz)
-                  << ")  dE/|E0| " << g(p.drift) << std::endl;
-      }
+      app::Timing t;
+      t.runs =
+          static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(step, std::numeric_limits<int>::max())));
+      t.ms_mean = step > 0 ? 1e3 * sum_s / static_cast<double>(step) : 0;
+      t.ms_min = step > 0 ? 1e3 * best : 0;
+      print_point(o, in, p, t, 1e3 * total.seconds(), ranks.size());
     };
     forces(nb::Terms::accelerations_and_energy);
+    check_finite(space, s, o, in, 0);
     point(0);
     snapshot();
     progress.phase("steps", o.steps, app::Progress::Unit::runs);
@@ -207,6 +180,7 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
       const double t = timer.seconds();
       sum_s += t;
       best = std::min(best, t);
+      check_finite(space, s, o, in, step);
       progress.advance(step);
       if (reported) {
         point(step);
@@ -218,7 +192,11 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
     rep.times.ms_mean = 1e3 * sum_s / static_cast<double>(o.steps);
     rep.times.ms_min = 1e3 * best;
     rep.times.ms_combine = ms_combine;
-    if (snap) snap->commit();
+    if (snap) {
+      app::Timer timer;
+      snap->commit();
+      rep.ms_writes += 1e3 * timer.seconds();
+    }
   }
   if (!root || (o.output.empty() && o.forces.empty())) return rep;
   app::Timer write_timer;
@@ -227,7 +205,7 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
     auto hv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.v);
     write_state(
         o.output, n, [&](index_t i, int c) { return double(hx(i, c)); },
-                [&](index_t i, int c) { return double(hv(i, c)); }, in.m);
+        [&](index_t i, int c) { return double(hv(i, c)); }, in.m, in.q);
   }
   if (!o.forces.empty()) {
     auto host_a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.a);
@@ -238,48 +216,24 @@ Report run_map(const Space& space, const Map& map, const Options& o, const Input
     }
     app::write_npy(o.forces, rows.data(), {n, 4});
   }
-  // The report's write time goes with its "output" (--output); --forces
-  // alone is counted in the total only.
+  // The JSON report's write time goes with its "output" (--output); the
+  // text summary's counts every file written.
   if (!o.output.empty()) rep.times.ms_write = 1e3 * write_timer.seconds();
+  rep.ms_writes += 1e3 * write_timer.seconds();
   return rep;
-}
-
-void print_report(const Options& o, const Input& in, const Report& rep, double total_seconds, int ranks) {
-  const std::int64_t pairs = pair_count(in.n);
-  if (o.run.json) {
-    nlohmann::json j = header_json(o, in, rep.times, total_seconds * 1e3, ranks, "nbody");
-    add_point(j, rep.last);
-    j["ms_combine"] = rep.times.ms_combine;
-    j["rank_sums"] = rep.rank_sums;
-    j["steps"] = o.steps;
-    j["dt"] = o.steps > 0 ? nlohmann::json(o.dt) : nlohmann::json(nullptr);
-    j["G"] = o.params.law == nb::Law::gravity ? nlohmann::json(o.params.G) : nlohmann::json(nullptr);
-    j["softening"] =
-        o.params.law != nb::Law::lennard_jones ? nlohmann::json(o.params.softening) : nlohmann::json(nullptr);
-    j["cutoff"] = o.params.law == nb::Law::lennard_jones ? finite_or_null(o.params.cutoff) : nlohmann::json(nullptr);
-    j["forces"] = app::string_or_null(o.forces);
-    j["snapshots"] = app::string_or_null(o.snapshots);
-    j["save_input"] = app::string_or_null(o.save_input);
-    app::print_json_line(j);
-    return;
-  }
-  std::cout << "tdmaps-nbody: n = " << in.n << " (" << in.source << "), law " << nb::law_name(o.params.law)
-            << ", precision " << o.precision << ", map " << o.spec.label() << ", block " << o.block << ", backend "
-            << Kokkos::DefaultExecutionSpace::name() << "\n";
-  if (o.steps == 0)
-    std::cout << "energy: " << g(rep.last.d.total()) << " (kinetic " << g(rep.last.d.kinetic) << ", potential "
-              << g(rep.last.d.potential) << ")\n";
-  else
-    std::cout << "steps: " << o.steps << " of dt " << g(o.dt) << "; energy drift " << g(rep.last.drift) << "\n";
-  std::cout << "pairs: " << pairs << " per force evaluation\n";
-  std::string outputs = o.output;
-  for (const std::string* p : {&o.forces, &o.snapshots})
-    if (!p->empty()) outputs += (outputs.empty() ? "" : ", ") + *p;
-  app::print_times(rep.times, pairs, o.steps > 0 ? "pairs (per step)" : "pairs", outputs, "", total_seconds * 1e3);
 }
 
 int nbody_main(int argc, char* argv[], const app::Ranks& ranks) {
   app::Timer total_timer;
+  // mpirun kills a rank one second after its SIGTERM (SIGKILL): the rank's
+  // watchdog then removes a named temporary file of its OutputFile.
+  if (ranks.size() > 1)
+    app::set_temporary_observer([&ranks](const std::string& path, bool exists) {
+      if (exists)
+        ranks.arm_watchdog(path);
+      else
+        ranks.disarm_watchdog();
+    });
   const app::SplitArgs args = app::start_tool("nbody", argc, argv);
   Options o;
   CLI::App cli{
@@ -300,7 +254,8 @@ int nbody_main(int argc, char* argv[], const app::Ranks& ranks) {
   seed->remove_needs(random);
   seed->description("seed of --random or --plummer, 0 to 2^64 - 1 (default 1)");
   cli.add_option("--save-input", o.save_input,
-                 "write the generated bodies to FILE.npy, (n, 7) float64 x, y, z, m, vx, vy, vz");
+                 "write the generated bodies to FILE.npy, (n, 7) float64 x, y, z, m, vx, vy, vz (with --law coulomb "
+                 "(n, 8), q last): an --input of the same run");
   cli.add_option("--law", o.law_text, "gravity, lj (Lennard-Jones) or coulomb")->capture_default_str();
   cli.add_option("--G", o.g_text, "gravity: the constant G (default 1)");
   cli.add_option("--softening", o.softening_text,
@@ -318,7 +273,9 @@ int nbody_main(int argc, char* argv[], const app::Ranks& ranks) {
   cli.add_option("--every", o.every_text, "report (and snapshot) every K steps (default steps / 10)");
   cli.add_option("--snapshots", o.snapshots,
                  "write the positions every --every steps from step 0 to FILE.npy, (frames, n, 3) float64");
-  cli.add_option("--output", o.output, "write the final state to FILE.npy, (n, 7) float64 x, y, z, m, vx, vy, vz");
+  cli.add_option("--output", o.output,
+                 "write the final state to FILE.npy, (n, 7) float64 x, y, z, m, vx, vy, vz (with --law coulomb (n, 8), "
+                 "q last): an --input for a next run under the same options");
   cli.add_option("--forces", o.forces,
                  "write the final accelerations and energy shares to FILE.npy, (n, 4) float64 ax, ay, az, e");
   app::add_map_options(cli, o.spec, o.block);
@@ -359,7 +316,7 @@ int nbody_main(int argc, char* argv[], const app::Ranks& ranks) {
     const auto at = [&](const std::vector<double>& a) {
       return [&a](index_t i, int c) { return a[static_cast<std::size_t>(3 * i + c)]; };
     };
-    write_state(o.save_input, n, at(in.x), at(in.v), in.m);
+    write_state(o.save_input, n, at(in.x), at(in.v), in.m, in.q);
   }
   if (n == 1) app::warning("1 body has no pairs: its acceleration and the potential energy are 0");
   const Space space;
@@ -376,9 +333,7 @@ int nbody_main(int argc, char* argv[], const app::Ranks& ranks) {
       },
       true);
   if (!ranks.root()) return 0;
-  if (!std::isfinite(rep.last.d.total()))
-    app::warning("the energy is not finite: a pair term overflowed the precision (bodies too close for " + o.precision +
-                 "; --softening, or fp64)");
+  if (!std::isfinite(rep.last.d.total())) app::warning(energy_warning(o, rep.last.d));
   print_report(o, in, rep, total_timer.seconds(), ranks.size());
   return 0;
 }

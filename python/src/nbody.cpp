@@ -2,11 +2,11 @@
 // of n bodies under a pair law of the N-body app
 // (apps/nbody/include/tdmaps/nbody/forces.hpp, accelerations.hpp), each pair
 // evaluated once (Forces::compute). The laws, their parameters and the
-// refusals are the kernels' own (check_params, check_bodies), as tdmaps-nbody
-// applies them; the arrays follow the module's rules (arrays.hpp): X is read
-// in place, m and q (float32 or float64, host or X's device) are converted to
-// the run's precision on the way in, and the results are allocated where X
-// lies (or written into out=).
+// refusals are the kernels' own (check_params, check_bodies in the run's
+// precision; a result that is not finite from finite inputs:
+// first_non_finite, non_finite_cause), as tdmaps-nbody applies them; the arrays follow the module's rules (arrays.hpp):
+// X is read in place, m and q (float32 or float64, host or X's device) are converted to the run's precision on the way
+// in, and the results are allocated where X lies (or written into out=).
 
 #include "arrays.hpp"
 #include "common.hpp"
@@ -16,6 +16,7 @@
 #include <tdmaps/maps/dispatch.hpp>
 #include <tdmaps/maps/map_concept.hpp>
 #include <tdmaps/nbody/accelerations.hpp>
+#include <tdmaps/nbody/checks.hpp>
 #include <tdmaps/nbody/forces.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -24,6 +25,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace py = pybind11;
@@ -103,10 +105,11 @@ ArrayRef read_scalars(py::handle obj, const std::string& name, const char* what,
   return a;
 }
 
-/// A's values as doubles on the host (rounded to float32 first for fp32 runs:
-/// the values the kernels will see), for check_bodies. Inside a job.
+/// A's values as doubles on the host, as given (check_bodies judges them in
+/// the run's precision and names a value that does not fit it as typed).
+/// Inside a job.
 template <class Src>
-std::vector<double> host_values(const ExecSpace& space, const ArrayRef& a, bool fp32) {
+std::vector<double> host_values(const ExecSpace& space, const ArrayRef& a) {
   const std::size_t len = static_cast<std::size_t>(a.size());
   const Src* p = static_cast<const Src*>(a.data);
   std::vector<Src> staged;
@@ -118,13 +121,12 @@ std::vector<double> host_values(const ExecSpace& space, const ArrayRef& a, bool 
     p = staged.data();
   }
   std::vector<double> v(len);
-  for (std::size_t k = 0; k < len; ++k)
-    v[k] = fp32 ? static_cast<double>(static_cast<float>(p[k])) : static_cast<double>(p[k]);
+  for (std::size_t k = 0; k < len; ++k) v[k] = static_cast<double>(p[k]);
   return v;
 }
 
-std::vector<double> host_values(const ExecSpace& space, const ArrayRef& a, bool fp32) {
-  return a.is('f', 4) ? host_values<float>(space, a, fp32) : host_values<double>(space, a, fp32);
+std::vector<double> host_values(const ExecSpace& space, const ArrayRef& a) {
+  return a.is('f', 4) ? host_values<float>(space, a) : host_values<double>(space, a);
 }
 
 template <class Real, class Src>
@@ -183,11 +185,10 @@ void compute(const NbodyRequest& r, const ArrayRef& x, const ArrayRef& m, const 
              const ArrayRef& out_a, const ArrayRef& out_e) {
   ExecSpace space;
   const bool fp32 = std::is_same<Real, float>::value;
-  {
-    const std::vector<double> xh = host_values(space, x, fp32), mh = host_values(space, m, fp32),
-                              qh = q ? host_values(space, *q, fp32) : std::vector<double>();
-    nb::check_bodies(xh, mh, qh, r.params, fp32);  // std::invalid_argument: ValueError
-  }
+  // Kept for the cause of a result that is not finite (checks.hpp).
+  const std::vector<double> xh = host_values(space, x), mh = host_values(space, m),
+                            qh = q ? host_values(space, *q) : std::vector<double>();
+  nb::check_bodies(xh, mh, qh, r.params, fp32);  // std::invalid_argument: ValueError
   const PointsView<Real> pv = points_view<Real>(space, x, n, 3);
   const typename nb::Forces<Real, ExecSpace>::positions_type xv(pv.data(), n);
   const Kokkos::View<const Real*, MemSpace> mv = scalars_view<Real>(space, m, "tdmaps::python::nbody_m");
@@ -205,6 +206,18 @@ void compute(const NbodyRequest& r, const ArrayRef& x, const ArrayRef& m, const 
                          r.potential ? nb::Terms::accelerations_and_energy : nb::Terms::accelerations);
       },
       true);
+  // Finite inputs, a result that is not: refused (ValueError) with its body
+  // and cause, before anything reaches the caller's arrays.
+  const index_t bad = nb::first_non_finite(space, acc);
+  if (bad >= 0) {
+    const auto one =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Kokkos::subview(acc, std::make_pair(bad, bad + 1)));
+    const double a[4] = {double(one(0).x), double(one(0).y), double(one(0).z), double(one(0).e)};
+    nb::Remedies fix;
+    fix.softening = "a softening (softening=)", fix.fp64 = "precision='fp64'";
+    throw std::invalid_argument(
+        "tdmaps::nbody: " + nb::non_finite_cause(r.params, fp32, xh, mh, qh, static_cast<std::size_t>(bad), a, fix));
+  }
   const Kokkos::View<Real*, MemSpace> av = result_view<Real>(out_a, "tdmaps::python::nbody_a");
   Kokkos::View<Real*, MemSpace> ev;
   if (r.potential) ev = result_view<Real>(out_e, "tdmaps::python::nbody_e");
@@ -231,6 +244,11 @@ py::object nbody(const NbodyRequest& r, py::handle X, py::handle M, const py::ob
   if (coulomb) q = read_scalars(Q, "q", "charge", "charges", n);
   const bool fp32 = x.is('f', 4);
   const std::string dtype = fp32 ? "float32" : "float64";
+  try {
+    nb::check_params(r.params, fp32);  // in the run's precision, now known
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(e.what());
+  }
   // Memory of MemSpace: the kernel's (n) Accel, m and q converted, 1 / m, the
   // outputs where this call allocates them, for host arrays on a CUDA build
   // the staged bodies and outputs.

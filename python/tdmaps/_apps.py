@@ -258,7 +258,13 @@ def nbody_accelerations(
         (gravity and Coulomb without softening, Lennard-Jones always), q
         given for another law than "coulomb", a parameter out of its range,
         an unknown law / map / precision, a block other than 8, 16, 32, a
-        bad out.
+        bad out. Also what the run's precision cannot hold, named as typed:
+        G, k, softening^2, sigma^2, 24 epsilon, cutoff^2 or a mass or
+        charge that overflows or becomes 0 there (a mass whose 1 / m
+        overflows for "lj" and "coulomb"); and a result that is not finite
+        from finite inputs (bodies closer than the precision can resolve, a
+        constant too large for the masses), naming the first such body and
+        the likely cause, before anything is written to out.
     TooLarge (a MemoryError): the workspace does not fit the free memory.
 
     Example

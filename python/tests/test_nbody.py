@@ -229,14 +229,14 @@ def test_errors():
     f = tdmaps.nbody_accelerations
     cases = [
         (dict(law="newton"), ValueError, r"law 'newton': unknown \(known: gravity, lj, coulomb\)"),
-        (dict(G=0.0), ValueError, "G = 0.000000 must be finite and > 0"),
+        (dict(G=0.0), ValueError, "G = 0 must be finite and > 0"),
         (dict(G=float("nan")), ValueError, "G = NaN must be finite"),
         (dict(G=INF), ValueError, "G = inf must be finite"),
-        (dict(softening=-1.0), ValueError, "softening = -1.000000 must be finite and >= 0"),
+        (dict(softening=-1.0), ValueError, "softening = -1 must be finite and >= 0"),
         (dict(softening=INF), ValueError, "softening = inf"),
-        (dict(law="lj", sigma=-1.0), ValueError, "sigma = -1.000000 must be finite and > 0"),
+        (dict(law="lj", sigma=-1.0), ValueError, "sigma = -1 must be finite and > 0"),
         (dict(law="lj", epsilon=INF), ValueError, "epsilon = inf"),
-        (dict(law="lj", cutoff=0.0), ValueError, r"cutoff = 0.000000 must be > 0 \(infinity: none\)"),
+        (dict(law="lj", cutoff=0.0), ValueError, r"cutoff = 0 must be > 0 \(infinity: none\)"),
         (dict(law="lj", cutoff=float("nan")), ValueError, "cutoff = NaN"),
         (dict(map="utm"), ValueError, "map 'utm' is a thread-space map"),
         (dict(map="nope"), ValueError, "map 'nope': unknown"),
@@ -253,7 +253,7 @@ def test_errors():
     for kw, exc, words in cases:
         with pytest.raises(exc, match=words):
             f(x, m, **kw)
-    with pytest.raises(ValueError, match="k = -1.000000 must be finite and > 0"):
+    with pytest.raises(ValueError, match="k = -1 must be finite and > 0"):
         f(x, m, q, law="coulomb", k=-1.0)
     with pytest.raises(TypeError, match="q: law='coulomb' needs the charges q"):
         f(x, m, law="coulomb")
@@ -294,7 +294,7 @@ def test_errors():
             f(y, m)
         with pytest.raises(ValueError, match=r"body 6: y is %s" % text):
             f(y.astype(np.float32), m)
-    for bad, text in ((0.0, "0.000000"), (-2.0, "-2.000000"), (np.nan, "NaN"), (np.inf, "inf")):
+    for bad, text in ((0.0, "0"), (-2.0, "-2"), (np.nan, "NaN"), (np.inf, "inf")):
         mm = m.copy()
         mm[2] = bad
         with pytest.raises(ValueError, match=r"tdmaps::nbody: body 2: mass %s must be finite and > 0" % text):
@@ -306,7 +306,7 @@ def test_errors():
     mm = m.copy()
     mm[3] = 1e-50  # > 0 in float64, 0 in float32
     f(x, mm)
-    with pytest.raises(ValueError, match=r"body 3: mass 0.000000 must be finite and > 0"):
+    with pytest.raises(ValueError, match=r"body 3: mass 1e-50 underflows float32 \(becomes 0"):
         f(x.astype(np.float32), mm)
 
 

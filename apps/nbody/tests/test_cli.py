@@ -188,6 +188,86 @@ def main():
         check(rc == 0 and np.array_equal(np.load(T("f1.npy")), np.zeros((1, 4))) and "no pairs" in err,
               f"n = 1: rc {rc} {err}")
 
+        # Every file written as an input (--output, --save-input) starts a next run under the same options,
+        # the charges included: two runs of 3 steps give the NumPy leapfrog of 6.
+        for name, opts, law in (("gravity", ["--softening", "0.1", "--G", "0.7"], dict(law="gravity", G=0.7, eps=0.1)),
+                                ("lj", ["--sigma", "0.3", "--cutoff", "1.5"], dict(law="lj", sigma=0.3, cutoff=1.5)),
+                                ("coulomb", ["--k", "2", "--softening", "0.1"], dict(law="coulomb", k=2.0, eps=0.1))):
+            b = bodies(30, 7, 8 if name == "coulomb" else 7, 4.0 if name == "lj" else 1.0)
+            if name == "coulomb":
+                law["q"] = b[:, 7]
+            np.save(T("rt0.npy"), b)
+            common = ["--law", name, "--steps", 3, "--dt", 0.01] + opts
+            rc1, _, err1 = run(["--input", T("rt0.npy"), "--output", T("rt1.npy")] + common)
+            rc2, _, err2 = run(["--input", T("rt1.npy"), "--output", T("rt2.npy"), "--forces", T("rtf.npy")] + common)
+            ok = rc1 == 0 and rc2 == 0
+            if ok:
+                x, v, a = leapfrog(b[:, :3], b[:, 4:7], b[:, 3], 6, 0.01, **law)
+                out1, out2 = np.load(T("rt1.npy")), np.load(T("rt2.npy"))
+                ok = (out1.shape == out2.shape == b.shape and np.array_equal(out2[:, 3], b[:, 3]) and
+                      np.array_equal(out2[:, 7:], b[:, 7:]) and np.allclose(out2[:, :3], x, rtol=0, atol=1e-12) and
+                      np.allclose(out2[:, 4:7], v, rtol=0, atol=1e-12) and
+                      np.allclose(np.load(T("rtf.npy"))[:, :3], a[:, :3], rtol=1e-12, atol=1e-12))
+            check(ok, f"{name}: --output as the next --input: rc {rc1} {rc2} ({err1.strip()} {err2.strip()})")
+        rc, out, err = run(["--random", 40, "--law", "coulomb", "--softening", "0.1", "--save-input", T("gq.npy"), "--json"])
+        rc2, out2, err2 = run(["--input", T("gq.npy"), "--law", "coulomb", "--softening", "0.1", "--json"])
+        ok = rc == 0 and rc2 == 0
+        if ok:
+            g = np.load(T("gq.npy"))
+            want, scale = oracle(g[:, :3], g[:, 3], g[:, 7], law="coulomb", eps=0.1)
+            ok = (g.shape == (40, 8) and np.array_equal(g[:, 7], np.where(np.arange(40) % 2, -1.0, 1.0)) and
+                  all(abs(json.loads(o)["potential"] - want[:, 3].sum()) <= 1e-12 * scale[:, 3].sum() for o in (out, out2)))
+        check(ok, f"coulomb --save-input as --input: rc {rc} {rc2} {err} {err2}")
+
+        # A force evaluation that is not finite from finite inputs fails (exit 1), naming the first body and a
+        # cause of its law and precision; fp64 takes the same bodies and matches the oracle. Parameters that do
+        # not fit the precision are refused up front (exit 2), values named as typed.
+        near = {"gravity": ([[0, 0, 0, 1], [1e-13, 0, 0, 1], [1, 1, 1, 1]], [], ["softening", "fp64"]),
+                "coulomb": ([[0, 0, 0, 1, 1], [1e-13, 0, 0, 1, -1], [1, 1, 1, 1, 1]], ["--law", "coulomb"],
+                            ["softening", "fp64"]),
+                "lj": ([[0, 0, 0, 1], [1e-3, 0, 0, 1], [3, 3, 3, 1]], ["--law", "lj"], ["(sigma/r)^12", "fp64"])}
+        for name, (rows, opts, words) in near.items():
+            c = np.array(rows, dtype=np.float64)
+            np.save(T("near.npy"), c)
+            for more in ([], ["--steps", 2, "--dt", 1e-3, "--snapshots", T("ns.npy")]):
+                rc, out, err = run(["--input", T("near.npy"), "--precision", "fp32", "--forces", T("nf.npy")] + opts + more)
+                msg = err.lower()
+                check(rc == 1 and "body 0: acceleration (" in msg and "not finite in float32" in msg and
+                      "body 1 is only" in msg and all(w in msg for w in words) and
+                      ("--softening" not in msg) == (name == "lj") and (not more or "step 0" in msg) and
+                      not os.path.exists(T("nf.npy")) and not os.path.exists(T("ns.npy")),
+                      f"{name} fp32 near-coincident {more}: rc {rc}, {err.strip()!r}")
+            rc, out, err = run(["--input", T("near.npy"), "--forces", T("nf.npy")] + opts)
+            want, scale = oracle(c[:, :3], c[:, 3], c[:, 4] if name == "coulomb" else None, law=name)
+            check(rc == 0 and close(np.load(T("nf.npy")), want, scale, 1e-12), f"{name} fp64 near-coincident: rc {rc} {err}")
+            os.path.exists(T("nf.npy")) and os.remove(T("nf.npy"))
+        lim = np.zeros((18, 4))  # a grid of side 2: G / r fits float32 at G = 3e38
+        lim[:, :3] = 2.0 * np.stack(np.meshgrid(np.arange(3), np.arange(3), np.arange(2)), -1).reshape(-1, 3)
+        lim[:, 3] = 1e-15
+        np.save(T("lim.npy"), lim)
+        want, scale = oracle(lim[:, :3], lim[:, 3], G=3e38, eps=1e-19)
+        rc, out, err = run(["--input", T("lim.npy"), "--precision", "fp32", "--G", "3e38", "--softening", "1e-19",
+                            "--forces", T("lf.npy")])
+        check(rc == 0 and close(np.load(T("lf.npy")), want, scale, 3e-5), f"G and softening at fp32's limits: rc {rc} {err}")
+        same = bodies(4, 2)
+        same[3, :3] = same[1, :3]
+        np.save(T("same4.npy"), same)
+        rc, out, err = run(["--input", T("same4.npy"), "--precision", "fp32", "--softening", "1e-19"])
+        check(rc == 1 and "body 1: acceleration" in err and "float32" in err, f"softening^2 denormal in fp32: {err}")
+        # The energy sums (fp64) overflowing after finite forces: a warning that says so, no --softening.
+        big = bodies(10, 3, 7, 4.0)
+        big[:, 3], big[:, 4:7] = 1e300, 1e10
+        np.save(T("big.npy"), big)
+        rc, out, err = run(["--input", T("big.npy"), "--law", "lj"])
+        check(rc == 0 and "the energy is not finite" in err and "kinetic" in err and "float64" in err and
+              "softening" not in err, f"kinetic overflow warning: rc {rc} {err!r}")
+        # Text mode: the write line times what was written, never -1.
+        for more in (["--forces", T("wf.npy")], ["--steps", 2, "--dt", 0.01, "--snapshots", T("ws.npy")]):
+            rc, out, err = run(["--input", T("big.npy"), "--law", "lj"] + more)
+            write = [ln for ln in out.splitlines() if ln.startswith("write: ")]
+            check(rc == 0 and len(write) == 1 and str(more[-1]) in write[0] and float(write[0].split()[1]) >= 0,
+                  f"write line of {more}: {out!r}")
+
         # An interrupted run leaves no snapshot file, whole or partial, and no temporary file: signalled
         # once its report of step 200 is out (two snapshots written, the file open), with the unnamed
         # temporary file (O_TMPFILE) and with the named one the signal handler removes.
@@ -227,6 +307,11 @@ def main():
         np.save(T("same.npy"), same)
         np.save(T("three.npy"), good[:, :3])
         np.save(T("empty.npy"), np.zeros((0, 4)))
+        np.save(T("eight.npy"), bodies(20, 51, 8))
+        for name, col, value in (("neg_m", 3, -1e-10), ("tiny_m", 3, 1e-46), ("huge_m", 3, 1e39), ("huge_x", 1, 3e39)):
+            v = good.copy()
+            v[4, col] = value
+            np.save(T(name + ".npy"), v)
         cases = [
             (["--random", "0"], ["--random 0", "from 1"], "n = 0 (--random)"),
             (["--plummer", "-5"], ["--plummer -5"], "negative --plummer"),
@@ -237,6 +322,23 @@ def main():
              "coincident bodies without softening"),
             (["--input", T("three.npy")], ["3 columns", "4 (x, y, z, m)"], "3 columns"),
             (["--input", T("good.npy"), "--law", "coulomb"], ["4 columns", "5 (x, y, z, m, q)"], "coulomb without q"),
+            (["--input", T("eight.npy")], ["8 columns", "--law coulomb", "7 (x, y, z, m, vx, vy, vz)"],
+             "coulomb input without --law coulomb"),
+            (["--input", T("neg_m.npy")], ["body 4: mass -1e-10 must be finite and > 0"], "mass -1e-10"),
+            (["--input", T("tiny_m.npy"), "--precision", "fp32"], ["body 4: mass 1e-46 underflows float32"],
+             "mass underflowing fp32"),
+            (["--input", T("huge_m.npy"), "--precision", "fp32"], ["body 4: mass 1e+39 overflows float32"],
+             "mass overflowing fp32"),
+            (["--input", T("huge_x.npy"), "--precision", "fp32"], ["body 4: y = 3e+39 overflows float32"],
+             "y overflowing fp32"),
+            (["--random", "10", "--G", "1e39", "--precision", "fp32"], ["--G 1e39 overflows float32"], "G overflowing fp32"),
+            (["--random", "10", "--G", "1e-50", "--precision", "fp32"], ["--G 1e-50 underflows float32"], "G underflowing"),
+            (["--random", "10", "--softening", "1e-30", "--precision", "fp32"],
+             ["--softening 1e-30: softening^2 underflows float32"], "softening^2 underflowing fp32"),
+            (["--random", "10", "--softening", "1e-200"], ["--softening 1e-200: softening^2 underflows float64"],
+             "softening^2 underflowing fp64"),
+            (["--random", "10", "--law", "lj", "--epsilon", "5e37", "--precision", "fp32"],
+             ["--epsilon 5e37: 24 epsilon overflows float32"], "epsilon overflowing fp32"),
             (["--random", "100", "--law", "yukawa"], ["--law yukawa", "gravity, lj, coulomb"], "unknown law"),
             (["--random", "100", "--law", "lj", "--G", "2"], ["--G", "lj"], "--G with lj"),
             (["--random", "100", "--sigma", "2"], ["--sigma", "gravity"], "--sigma with gravity"),
@@ -249,7 +351,7 @@ def main():
             (["--random", "100", "--steps", "10", "--dt", "0.1", "--every", "11"], ["--every 11"], "--every past --steps"),
             (["--random", "100", "--snapshots", "@OUT"], ["--snapshots needs --steps"], "--snapshots without --steps"),
             (["--random", "100", "--steps", "2", "--dt", "0.1", "--repeat", "3"], ["--repeat"], "--repeat with --steps"),
-            (["--random", "100", "--plummer", "100"], ["--plummer", "excludes"], "--random and --plummer"),
+            (["--random", "100", "--plummer", "100"], ["--plummer", "exclude"], "--random and --plummer"),
             (["--input", T("good.npy"), "--seed", "3"], ["--seed"], "--seed with --input"),
             (["--input", T("good.npy"), "--forces", T("good.npy")], ["would overwrite"], "--forces onto --input"),
             (["--random", "100", "--forces", T("x.txt")], [".npy"], "not .npy"),
@@ -261,7 +363,8 @@ def main():
             ([], ["--random", "--plummer"], "no input"),
         ]
         runtime = {"n = 0 (file)", "NaN coordinate", "zero mass", "coincident bodies without softening", "3 columns",
-                   "coulomb without q"}
+                   "coulomb without q", "coulomb input without --law coulomb", "mass -1e-10", "mass underflowing fp32",
+                   "mass overflowing fp32", "y overflowing fp32"}
         clitest.expect_errors(EXE, tmp, cases, runtime)
         clitest.failing_run_keeps_output(EXE, tmp, ["--input", T("nan.npy")])
         clitest.help_and_version(EXE, ["--plummer", "n = 1 is allowed"])

@@ -7,6 +7,7 @@
 //
 //   Forces<Real, ExecSpace> f(space, params, m[, q]);  f.compute(map, x, acc);
 //   accelerations<Real>(space, map, x, m, q, params, acc)
+//   check_params, check_bodies, first_non_finite, non_finite_cause  (checks.hpp)
 //   State, make_state, kick, drift, leapfrog_step, diagnostics   (integrate.hpp)
 //   plummer_host, random_host                                     (initial.hpp)
 //
@@ -19,6 +20,7 @@
 /// \brief Direct-sum N-body forces and time stepping on the triangle (target tdmaps::nbody).
 
 #include <tdmaps/nbody/accelerations.hpp>
+#include <tdmaps/nbody/checks.hpp>
 #include <tdmaps/nbody/forces.hpp>
 #include <tdmaps/nbody/initial.hpp>
 #include <tdmaps/nbody/integrate.hpp>

@@ -17,7 +17,8 @@
 // or lambda) over Domain(n, rho, Triangle::strict_lower) (or lower: the
 // diagonal is never visited); x (n x 3), m, q (Coulomb) and acc (n) are
 // Views of the space's memory. check_params and check_bodies tell bad
-// parameters and bad bodies apart before a run (the kernels do not check).
+// parameters and bad bodies apart before a run, first_non_finite finds a
+// result that is not finite after one (checks.hpp; the kernels do not check).
 //
 // compute() and add_part() run the laws through the library's public pair-law
 // walk (tdmaps::for_each_pair_law, body_law.hpp), as a user's own law runs:
@@ -35,6 +36,7 @@
 #include <tdmaps/launch/reduce.hpp>
 #include <tdmaps/maps/map_concept.hpp>
 #include <tdmaps/nbody/body_law.hpp>
+#include <tdmaps/nbody/checks.hpp>
 #include <tdmaps/nbody/forces.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -52,8 +54,6 @@ namespace tdmaps {
 namespace nbody {
 
 namespace detail {
-inline std::string number_text(double v) { return std::isnan(v) ? std::string("NaN") : std::to_string(v); }
-
 /// 1 / m(i) for every i (a free function: nvcc takes no device lambda in a
 /// constructor or a private member).
 template <class Real, class ExecSpace, class M>
@@ -67,87 +67,6 @@ Kokkos::View<Real*, typename ExecSpace::memory_space> inverse(const ExecSpace& s
 }
 }  // namespace detail
 
-/// \brief Throws std::invalid_argument naming the first parameter of `p`'s
-/// law out of its range (ForceParams' members tell the ranges).
-inline void check_params(const ForceParams& p) {
-  const auto positive = [](const char* what, double v) {
-    if (!(std::isfinite(v) && v > 0))
-      throw std::invalid_argument(std::string("tdmaps::nbody: ") + what + " = " + detail::number_text(v) +
-                                  " must be finite and > 0");
-  };
-  switch (p.law) {
-    case Law::gravity:
-      positive("G", p.G);
-      break;
-    case Law::lennard_jones:
-      positive("sigma", p.sigma);
-      positive("epsilon", p.epsilon);
-      if (!(p.cutoff > 0))
-        throw std::invalid_argument("tdmaps::nbody: cutoff = " + detail::number_text(p.cutoff) +
-                                    " must be > 0 (infinity: none)");
-      break;
-    case Law::coulomb:
-      positive("k", p.k);
-      break;
-  }
-  if (p.law != Law::lennard_jones && !(std::isfinite(p.softening) && p.softening >= 0))
-    throw std::invalid_argument("tdmaps::nbody: softening = " + detail::number_text(p.softening) +
-                                " must be finite and >= 0");
-}
-
-/// \brief Throws std::invalid_argument naming the first bad body of host
-/// arrays x (n x 3, row-major), m (n) and q (n, Coulomb; else ignored):
-/// coordinates, masses and charges must be finite, masses > 0, and no two
-/// bodies may share a position where the law is singular there (gravity
-/// and Coulomb without softening, Lennard-Jones always). `in_float` checks
-/// the positions as float32 holds them (two distinct doubles may meet).
-inline void check_bodies(const std::vector<double>& x, const std::vector<double>& m, const std::vector<double>& q,
-                         const ForceParams& p, bool in_float = false) {
-  const std::size_t n = m.size();
-  if (x.size() != 3 * n)
-    throw std::invalid_argument("tdmaps::nbody: " + std::to_string(x.size()) + " coordinates for " + std::to_string(n) +
-                                " masses; expected 3 per body");
-  const bool charges = p.law == Law::coulomb;
-  if (charges && q.size() != n)
-    throw std::invalid_argument("tdmaps::nbody: " + std::to_string(q.size()) + " charges for " + std::to_string(n) +
-                                " bodies");
-  static const char* const axis[3] = {"x", "y", "z"};
-  for (std::size_t i = 0; i < n; ++i) {
-    for (int c = 0; c < 3; ++c)
-      if (!std::isfinite(x[3 * i + c]))
-        throw std::invalid_argument("tdmaps::nbody: body " + std::to_string(i) + ": " + axis[c] + " is " +
-                                    detail::number_text(x[3 * i + c]) + " (not finite)");
-    if (!(std::isfinite(m[i]) && m[i] > 0))
-      throw std::invalid_argument("tdmaps::nbody: body " + std::to_string(i) + ": mass " + detail::number_text(m[i]) +
-                                  " must be finite and > 0");
-    if (charges && !std::isfinite(q[i]))
-      throw std::invalid_argument("tdmaps::nbody: body " + std::to_string(i) + ": charge " + detail::number_text(q[i]) +
-                                  " is not finite");
-  }
-  const bool singular = p.law == Law::lennard_jones || p.softening == 0;
-  if (!singular || n < 2) return;
-  const auto at = [&](std::size_t i, int c) {
-    const double v = x[3 * i + static_cast<std::size_t>(c)];
-    return in_float ? static_cast<double>(static_cast<float>(v)) : v;
-  };
-  std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), std::size_t(0));
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    for (int c = 0; c < 3; ++c)
-      if (at(a, c) != at(b, c)) return at(a, c) < at(b, c);
-    return a < b;
-  });
-  for (std::size_t k = 1; k < n; ++k) {
-    const std::size_t a = order[k - 1], b = order[k];
-    if (at(a, 0) == at(b, 0) && at(a, 1) == at(b, 1) && at(a, 2) == at(b, 2))
-      throw std::invalid_argument(
-          "tdmaps::nbody: bodies " + std::to_string(std::min(a, b)) + " and " + std::to_string(std::max(a, b)) +
-          " share a position" + (in_float ? " in float32" : "") + ": " + law_name(p.law) +
-          (p.law == Law::lennard_jones ? " is infinite at r = 0"
-                                       : " without softening is infinite at r = 0 (give a softening > 0)"));
-  }
-}
-
 /// \brief A pair law bound to a set of bodies' masses (and charges): it
 /// computes their accelerations and energy shares under any block-space map.
 /// \tparam Real float or double
@@ -160,12 +79,12 @@ class Forces {
   using scalars_type = Kokkos::View<const Real*, memory_space>;                             ///< m, q (n)
   using accel_type = Kokkos::View<Accel<Real>*, memory_space>;                              ///< acc (n)
 
-  /// \brief Binds the law of `params` (checked) to the masses m and, for
+  /// \brief Binds the law of `params` (checked, also in Real's range) to the masses m and, for
   /// Coulomb, the charges q (n each; q is not used by other laws and may be empty).
   Forces(const ExecSpace& space, const ForceParams& params, const scalars_type& m,
          const scalars_type& q = scalars_type())
       : space_(space), params_(params), m_(m), q_(q) {
-    check_params(params);
+    check_params(params, std::is_same<Real, float>::value);
     if (params.law == Law::coulomb && q.extent(0) != m.extent(0))
       throw std::invalid_argument("tdmaps::nbody::Forces: " + std::to_string(q.extent(0)) + " charges for " +
                                   std::to_string(m.extent(0)) + " masses (Coulomb needs one charge per body)");

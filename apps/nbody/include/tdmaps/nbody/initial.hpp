@@ -12,6 +12,7 @@
 //   random_host(n, seed, m) uniform in [0, n^(1/3))^3 (unit density), masses
 //                           m, at rest
 
+#include <tdmaps/core/detail/number_text.hpp>
 #include <tdmaps/core/types.hpp>
 
 #include <algorithm>
@@ -89,7 +90,8 @@ inline std::vector<double> plummer_host(index_t n, std::uint64_t seed) {
 inline std::vector<double> random_host(index_t n, std::uint64_t seed, double mass) {
   detail::check_n(n, "random_host");
   if (!(std::isfinite(mass) && mass > 0))
-    throw std::invalid_argument("tdmaps::nbody::random_host: mass " + std::to_string(mass) + " must be finite and > 0");
+    throw std::invalid_argument("tdmaps::nbody::random_host: mass " + tdmaps::detail::number_text(mass) +
+                                " must be finite and > 0");
   std::mt19937_64 g(seed);
   const double side = n > 0 ? std::cbrt(static_cast<double>(n)) : 1.0;
   std::vector<double> b(static_cast<std::size_t>(n) * body_columns, 0.0);
