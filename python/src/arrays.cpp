@@ -222,6 +222,8 @@ ArrayRef read_array(py::handle obj, const std::string& name, bool writable) {
   ArrayRef a;
   if (read_cuda_array_interface(obj, name, a) || read_buffer(obj, a) || read_dlpack(obj, name, a)) {
     if (writable && a.readonly) throw py::value_error(name + ": the array is read-only");
+    const std::string module = py::str(py::getattr(py::type::of(obj), "__module__", py::str("")));
+    a.library = module.substr(0, module.find('.'));
     return a;
   }
   throw py::type_error(name + ": expected an array (NumPy, or any object with the buffer protocol, "
@@ -235,14 +237,72 @@ void require_ndim(const ArrayRef& a, const std::string& name, std::size_t ndim, 
                           std::to_string(a.shape.size()) + "-D shape " + shape_text(a.shape));
 }
 
+std::string astype_fix(const ArrayRef& a, const std::string& name, const std::string& dtype) {
+  if (a.library == "torch") return name + ".to(torch." + dtype + ")";
+  if (a.library == "cupy") return name + ".astype(cupy." + dtype + ")";
+  return name + ".astype(np." + dtype + ")";
+}
+
+std::string contiguous_fix(const ArrayRef& a, const std::string& name) {
+  if (a.library == "torch") return name + ".contiguous()";
+  if (a.library == "cupy") return "cupy.ascontiguousarray(" + name + ")";
+  return "np.ascontiguousarray(" + name + ")";
+}
+
+void unsupported_dtype(const ArrayRef& a, const std::string& name, const std::string& reads, const std::string& dtype) {
+  throw py::type_error(name + ": unsupported dtype '" + a.dtype + "' (" + reads + "; convert with " +
+                       astype_fix(a, name, dtype) + ", or pass copy=True)");
+}
+
 void require_c_order(const ArrayRef& a, const std::string& name) {
   if (!a.c_contiguous)
     throw py::value_error(name + ": the array is not in C order (Fortran order or a strided view); tdmaps reads C "
-                                 "order in place, without a copy: pass np.ascontiguousarray(" +
-                          name + "), or copy=True");
-  if (a.itemsize > 0 && reinterpret_cast<std::uintptr_t>(a.data) % static_cast<std::uintptr_t>(a.itemsize) != 0)
+                                 "order in place, without a copy: pass " +
+                          contiguous_fix(a, name) + ", or copy=True");
+  if (a.itemsize > 0 && reinterpret_cast<std::uintptr_t>(a.data) % static_cast<std::uintptr_t>(a.itemsize) != 0) {
+    const std::string copy = a.library == "torch"  ? name + ".clone()"
+                             : a.library == "cupy" ? name + ".copy()"
+                                                   : "np.require(" + name + ", requirements='CA')";
     throw py::value_error(name + ": the data are not aligned to their " + std::to_string(a.itemsize) +
-                          "-byte elements; pass an aligned copy (np.require(" + name + ", requirements='CA'))");
+                          "-byte elements; pass an aligned copy (" + copy + ")");
+  }
+}
+
+ArrayRef read_points(py::handle X, std::int64_t& n, std::int64_t& d) {
+  ArrayRef x = read_array(X, "X", false);
+  require_ndim(x, "X", 2, "points x dims");
+  if (!x.is('f', 4) && !x.is('f', 8)) unsupported_dtype(x, "X", "tdmaps reads float32 and float64 in place", "float64");
+  require_c_order(x, "X");
+  n = x.shape[0];
+  d = x.shape[1];
+  if (d == 0) throw py::value_error("X: points have 0 dimensions (the input has 0 columns)");
+  if (n > max_side)
+    throw py::value_error("X: n = " + std::to_string(n) + " points exceed the largest supported side " +
+                          std::to_string(max_side));
+  if (d > (std::int64_t(1) << 20)) throw py::value_error("X: d = " + std::to_string(d) + " dimensions exceed 2^20");
+  return x;
+}
+
+py::tuple array_bytes(py::handle obj) {
+  const ArrayRef a = read_array(obj, "X", false);
+  const std::string layout = a.dtype + " " + shape_text(a.shape) + (a.c_contiguous ? " C order" : " strided") +
+                             (a.memory == Memory::host ? " host" : " device " + std::to_string(a.device));
+  if (!a.c_contiguous) return py::make_tuple(layout, py::none());
+  const std::int64_t bytes = a.bytes();
+  if (a.memory == Memory::host) {  // in place: the DLPack capsule or the object keeps the memory
+    const py::handle base = a.keep_object ? py::handle(a.keep_object) : obj;
+    return py::make_tuple(layout, py::array_t<std::uint8_t>({bytes}, {std::int64_t(1)},
+                                                            static_cast<const std::uint8_t*>(a.data), base));
+  }
+  py::array_t<std::uint8_t> host(bytes);
+  std::uint8_t* const to = host.mutable_data();
+  on_kokkos([&] {
+    wait_for_producers(a);
+    Kokkos::deep_copy(Kokkos::View<std::uint8_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(to, bytes),
+                      Kokkos::View<const std::uint8_t*, MemSpace, Kokkos::MemoryUnmanaged>(
+                          static_cast<const std::uint8_t*>(a.data), bytes));
+  });
+  return py::make_tuple(layout, host);
 }
 
 void require_output(const ArrayRef& out, const std::vector<std::int64_t>& shape, const std::string& dtype,

@@ -9,7 +9,8 @@
 //   - __dlpack__ (host tensors on any build, device tensors on CUDA builds).
 // `keep` holds what keeps the pointer valid (the buffer view, the DLPack
 // capsule) for the duration of the call. The checks raise with the CLIs'
-// wording (apps/common/npy_read.cpp), the Python spelling of the fixes.
+// wording (apps/common/npy_read.cpp), the Python spelling of the fixes in the
+// array's own library (NumPy's, PyTorch's or CuPy's).
 
 #include <pybind11/pybind11.h>
 
@@ -34,6 +35,7 @@ struct ArrayRef {
   std::vector<std::int64_t> shape;
   bool c_contiguous = true;
   Memory memory = Memory::host;
+  std::string library;               ///< the top module of the array's type: "numpy", "torch", "cupy", ...
   int device = -1;                   ///< CUDA device of device memory
   std::shared_ptr<void> keep;        ///< keeps `data` valid (buffer view)
   pybind11::object keep_object;      ///< keeps `data` valid (DLPack capsule)
@@ -47,6 +49,29 @@ struct ArrayRef {
 /// `writable` request refuses read-only memory. Raises TypeError for an
 /// object that is no array, or a device array on a host build.
 ArrayRef read_array(pybind11::handle obj, const std::string& name, bool writable);
+
+/// Points X checked as every EDM function checks them: (n, d) float32 or
+/// float64, C order, 1 <= d <= 2^20, n <= max_side.
+ArrayRef read_points(pybind11::handle X, std::int64_t& n, std::int64_t& d);
+
+/// The fixes in the array's own library, for messages: astype_fix(a, "X",
+/// "float64") is "X.astype(np.float64)" (NumPy and other arrays),
+/// "X.to(torch.float64)" (PyTorch) or "X.astype(cupy.float64)" (CuPy);
+/// contiguous_fix(a, "X") "np.ascontiguousarray(X)", "X.contiguous()" or
+/// "cupy.ascontiguousarray(X)".
+std::string astype_fix(const ArrayRef& a, const std::string& name, const std::string& dtype);
+std::string contiguous_fix(const ArrayRef& a, const std::string& name);
+/// TypeError "<name>: unsupported dtype '<a's>' (<reads>; convert with
+/// <astype_fix(a, name, dtype)>, or pass copy=True)".
+[[noreturn]] void unsupported_dtype(const ArrayRef& a, const std::string& name, const std::string& reads,
+                                    const std::string& dtype);
+
+/// What comm= compares between ranks (python/tdmaps/_mpi.py): (layout,
+/// data) of an array the module reads, layout a string of its dtype, shape,
+/// order and memory, data its bytes on the host (a NumPy uint8 view of host
+/// memory, a host copy of device memory), or None where the array is not in
+/// C order. Raises as read_array for an object that is no array.
+pybind11::tuple array_bytes(pybind11::handle obj);
 
 /// "(3, 4)", "(5,)": Python's spelling of a shape.
 std::string shape_text(const std::vector<std::int64_t>& shape);

@@ -42,6 +42,15 @@ Kokkos::View<T*, MemSpace> words_view(void* data, index_t items, bool staged, co
 template <class Map>
 index_t run_map(const Map& map, const tc::ConstSpheres<MemSpace>& s, tc::Result result, tc::Kernel kernel,
                 tc::Output<MemSpace>& out, index_t part, index_t parts) {
+  if constexpr (is_block_space_map_v<Map> && !is_multi_launch_map_v<Map>) {
+    if (result == tc::Result::count && kernel != tc::Kernel::linear) {  // in chunks: Ctrl-C stops it between them
+      const ExecSpace space;
+      index_t count = 0;
+      for_each_chunk(space, parts == 0 ? full_range(map) : omega_range(map, part, parts),
+                     [&](const OmegaRange& c) { count += tc::collide(space, s, map, c, result, kernel, out); });
+      return count;
+    }
+  }
   if (parts == 0) return tc::collide(ExecSpace(), s, map, result, kernel, out);
   if constexpr (is_block_space_map_v<Map> && !is_multi_launch_map_v<Map>)
     return tc::collide(ExecSpace(), s, map, omega_range(map, part, parts), result, kernel, out);
@@ -155,10 +164,7 @@ py::object collide(py::handle spheres, const std::string& result, const py::obje
   if (s.shape.size() != 2 || s.shape[1] != 4)
     throw py::value_error("spheres: expected shape (n, 4) (x, y, z, r per row; intervals: y = z = 0), got " +
                           std::to_string(s.shape.size()) + "-D shape " + shape_text(s.shape));
-  if (!s.is('f', 4))
-    throw py::type_error("spheres: unsupported dtype '" + s.dtype +
-                         "' (the collision test reads float32 in place; convert with spheres.astype(np.float32), or "
-                         "pass copy=True)");
+  if (!s.is('f', 4)) unsupported_dtype(s, "spheres", "the collision test reads float32 in place", "float32");
   require_c_order(s, "spheres");
   const index_t n = s.shape[0];
   if (n > max_side)

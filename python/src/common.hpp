@@ -12,11 +12,14 @@
 #include <pybind11/pybind11.h>
 
 #include <tdmaps/core/types.hpp>
+#include <tdmaps/launch/omega_range.hpp>
 #include <tdmaps/maps/dispatch.hpp>
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -44,6 +47,45 @@ void on_kokkos(const std::function<void()>& job);
 /// Throws std::runtime_error unless Kokkos is initialised (and not finalised)
 /// and usable from this process (not a fork of the one that started it).
 void require_kokkos();
+
+/// Thrown by check_cancel(): the job stops, on_kokkos raises the caller's
+/// KeyboardInterrupt instead.
+struct Cancelled : std::exception {
+  const char* what() const noexcept override { return "tdmaps: interrupted (KeyboardInterrupt)"; }
+};
+/// Throws Cancelled when the running job's caller was interrupted (Ctrl-C in
+/// Python's main thread, seen within a fraction of a second while it waits).
+/// Kokkos cannot stop a kernel, so a long job calls this between launches
+/// that each take a fraction of a second (for_each_chunk below), before it
+/// writes anything the caller sees when it must leave that untouched. Only
+/// inside a job of on_kokkos; never throws where Kokkos runs on the caller's
+/// thread (started by someone else).
+void check_cancel();
+
+/// f(range) for consecutive parts of `all` that cover it once, in order,
+/// check_cancel() before each: the cancellation points of a long reduction
+/// over an omega range (a one-launch map's league, or a rank's part of it).
+/// The parts grow from a few blocks to about a tenth of a second each (timed,
+/// fenced), so an interrupt is seen soon at any speed and the extra launches
+/// cost nothing next to the work. Only for results that do not depend on
+/// where the parts end (integer sums and counts).
+template <class F>
+void for_each_chunk(const ExecSpace& space, const OmegaRange& all, F&& f) {
+  constexpr double target_seconds = 0.1;
+  index_t size = 16;
+  for (index_t begin = all.begin; begin < all.end;) {
+    check_cancel();
+    const index_t end = all.end - begin > size ? begin + size : all.end;
+    Kokkos::Timer timer;
+    f(OmegaRange{begin, end});
+    space.fence();
+    const double seconds = timer.seconds();
+    // Grow at most 8x, shrink to the target: a slow first part stays short.
+    const double scale = seconds > 0 ? std::min(8.0, target_seconds / seconds) : 8.0;
+    size = std::max<index_t>(1, static_cast<index_t>(static_cast<double>(end - begin) * scale));
+    begin = end;
+  }
+}
 
 // The CLIs' size arithmetic and wording (apps/common/sizes.hpp): free host
 // memory (MemAvailable), "1.07 GB (1073741824 bytes)", a * b and a + b

@@ -17,6 +17,7 @@
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <pythread.h>
 
 #include <Kokkos_Core.hpp>
 
@@ -41,18 +42,28 @@ namespace python {
 
 namespace {
 
+// How often a waiting main thread looks for signals (Ctrl-C), and so, with
+// the jobs' time between check_cancel() calls, how soon it raises.
+constexpr std::chrono::milliseconds poll_interval(50);
+
 /// One worker: jobs handed over one at a time (the caller holds `callers`).
 class Worker {
  public:
   Worker() : thread_([this] { loop(); }) {}
 
-  /// Runs f on the worker and waits; rethrows its exception.
-  void run(const std::function<void()>& f) {
+  /// Runs f on the worker and waits, calling poll() every poll_interval
+  /// meanwhile (without the worker's lock); rethrows f's exception.
+  void run(const std::function<void()>& f, const std::function<void()>& poll = nullptr) {
     std::unique_lock<std::mutex> lock(m_);
     job_ = &f;
     done_ = false;
     cv_.notify_all();
-    cv_.wait(lock, [this] { return done_; });
+    while (!cv_.wait_for(lock, poll_interval, [this] { return done_; }))
+      if (poll) {
+        lock.unlock();
+        poll();
+        lock.lock();
+      }
     std::exception_ptr e = error_;
     error_ = nullptr;
     lock.unlock();
@@ -111,10 +122,15 @@ std::atomic<bool> exiting{false};  // finalised by the interpreter's exit (atexi
 // finalize, e.g. _tdmaps used without the package) would call std::terminate.
 Worker* worker = nullptr;
 std::atomic<int> cuda_device{-1};  // cached by kokkos_cuda_device()
+// Set when the caller of the running job has a pending KeyboardInterrupt;
+// check_cancel() reads it on the Kokkos thread. Cleared before each job.
+std::atomic<bool> cancel_requested{false};
+// Python's main thread, the only one whose PyErr_CheckSignals runs handlers.
+unsigned long main_thread_ident = 0;
 
-/// One job at a time, whoever calls.
-std::mutex& callers() {
-  static std::mutex* m = new std::mutex;  // never destroyed: used until the process ends
+/// One job at a time, whoever calls (timed: a waiting main thread polls signals).
+std::timed_mutex& callers() {
+  static std::timed_mutex* m = new std::timed_mutex;  // never destroyed: used until the process ends
   return *m;
 }
 
@@ -129,11 +145,12 @@ std::string unusable() {
   return "";
 }
 
-void run_locked(const std::function<void()>& job) {
+void run_locked(const std::function<void()>& job, const std::function<void()>& poll) {
   const std::string why = unusable();
   if (!why.empty()) throw std::runtime_error(why);
-  if (owner == Owner::worker) worker->run(job);
-  else job();
+  cancel_requested = false;
+  if (owner == Owner::worker) worker->run(job, poll);
+  else job();  // Kokkos owned by someone else: on this thread, not interruptible
 }
 
 }  // namespace
@@ -144,10 +161,38 @@ void on_kokkos(const std::function<void()>& job) {
   if (owner == Owner::worker && ::getpid() != owner_pid) throw std::runtime_error(unusable());
   if (exiting) throw std::runtime_error(unusable());
   std::exception_ptr error;
-  PyThreadState* const state = PyEval_SaveThread();
-  std::unique_lock<std::mutex> lock(callers());
+  // Ctrl-C: the main thread takes the GIL every poll_interval to run the
+  // signal handlers; a KeyboardInterrupt (left set as Python's error) asks
+  // the job to stop at its next check_cancel(), and is raised once the job
+  // has ended (it uses this frame's arrays until then). Other threads wait
+  // without polling: Python runs signal handlers on the main thread only,
+  // and a daemon thread must not take the GIL while the interpreter ends.
+  const bool polls = PyThread_get_thread_ident() == main_thread_ident;
+  bool interrupted = false;
+  PyThreadState* state = PyEval_SaveThread();
+  const std::function<void()> poll = [&] {
+    if (interrupted) return;
+    PyEval_RestoreThread(state);
+    if (PyErr_CheckSignals() != 0) {
+      interrupted = true;
+      cancel_requested = true;
+    }
+    state = PyEval_SaveThread();
+  };
+  std::unique_lock<std::timed_mutex> lock(callers(), std::defer_lock);
+  if (!polls) lock.lock();
+  else
+    while (!lock.try_lock_for(poll_interval)) {
+      poll();
+      if (interrupted) {  // interrupted while another thread's job ran: this one never starts
+        PyEval_RestoreThread(state);
+        throw py::error_already_set();
+      }
+    }
   try {
-    run_locked(job);
+    run_locked(job, polls ? poll : std::function<void()>());
+  } catch (const Cancelled&) {
+    // The interrupt's KeyboardInterrupt is raised below.
   } catch (...) {
     error = std::current_exception();
   }
@@ -163,7 +208,12 @@ void on_kokkos(const std::function<void()>& job) {
     for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
   PyEval_RestoreThread(state);
   lock.unlock();
+  if (interrupted) throw py::error_already_set();  // the KeyboardInterrupt, over any error of the cut job
   if (error) std::rethrow_exception(error);
+}
+
+void check_cancel() {
+  if (cancel_requested.load(std::memory_order_relaxed)) throw Cancelled();
 }
 
 void require_kokkos() {
@@ -181,11 +231,12 @@ int kokkos_cuda_device() {
 }
 
 void bind_kokkos_thread(py::module_& m) {
+  main_thread_ident = py::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
   m.def(
       "initialize",
       [](const std::vector<std::string>& args) {
         py::gil_scoped_release nogil;
-        std::lock_guard<std::mutex> lock(callers());
+        std::lock_guard<std::timed_mutex> lock(callers());
         if (finalized) throw std::runtime_error("tdmaps: Kokkos was finalised already; it cannot start again in this process");
         if (owner != Owner::none) return false;
         if (Kokkos::is_initialized()) {
@@ -222,7 +273,7 @@ void bind_kokkos_thread(py::module_& m) {
         py::gil_scoped_release nogil;
         if (owner == Owner::worker && ::getpid() != owner_pid) return false;  // a fork's child owns no thread
         if (finalized) return false;  // before callers(), which a parked daemon thread may hold
-        std::lock_guard<std::mutex> lock(callers());
+        std::lock_guard<std::timed_mutex> lock(callers());
         if (owner != Owner::worker || finalized || !Kokkos::is_initialized()) return false;
         finalized = true;
         exiting = at_exit;

@@ -72,6 +72,8 @@ void bind_lifecycle(py::module_& m) {
         return d;
       },
       "The build: backend, Kokkos version, concurrency, map names, gemm kernel availability.");
+  m.def("array_bytes", &array_bytes, py::arg("X"),
+        "(layout, data) of an array as the module reads it: comm= compares them between ranks (tdmaps/_mpi.py).");
   m.def("pointer_memory", &pointer_memory, py::arg("ptr"),
         "Memory kind of a data pointer: 'device', 'managed', 'host' (pinned) or 'unregistered' (CUDA builds); "
         "'host' on host builds.");

@@ -227,20 +227,9 @@ py::object pdist(py::handle X, const py::object& out_obj, const py::object& allo
     throw py::value_error("kernel='linear' writes the packed and condensed layouts; layout='full' takes kernel='tile', "
                           "'element' or 'auto'");
 
-  const ArrayRef x = read_array(X, "X", false);
-  require_ndim(x, "X", 2, "points x dims");
+  index_t n = 0, d = 0;
+  const ArrayRef x = read_points(X, n, d);
   const bool fp32 = x.is('f', 4);
-  if (!fp32 && !x.is('f', 8))
-    throw py::type_error("X: unsupported dtype '" + x.dtype +
-                         "' (tdmaps reads float32 and float64 in place; convert with X.astype(np.float64), or pass "
-                         "copy=True)");
-  require_c_order(x, "X");
-  const index_t n = x.shape[0], d = x.shape[1];
-  if (d == 0) throw py::value_error("X: points have 0 dimensions (the input has 0 columns)");
-  if (n > max_side)
-    throw py::value_error("X: n = " + std::to_string(n) + " points exceed the largest supported side " +
-                          std::to_string(max_side));
-  if (d > (index_t(1) << 20)) throw py::value_error("X: d = " + std::to_string(d) + " dimensions exceed 2^20");
 
   const std::string dtype = fp32 ? "float32" : "float64";
   const index_t elements = edm::output_size(o.layout, n);

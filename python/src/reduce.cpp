@@ -44,25 +44,6 @@ struct Request {
   double rmax = 0, radius = 0;
 };
 
-/// X checked as pdist checks it: (n, d) float32 / float64, C order, d >= 1.
-ArrayRef read_points(py::handle X, index_t& n, index_t& d) {
-  ArrayRef x = read_array(X, "X", false);
-  require_ndim(x, "X", 2, "points x dims");
-  if (!x.is('f', 4) && !x.is('f', 8))
-    throw py::type_error("X: unsupported dtype '" + x.dtype +
-                         "' (tdmaps reads float32 and float64 in place; convert with X.astype(np.float64), or pass "
-                         "copy=True)");
-  require_c_order(x, "X");
-  n = x.shape[0];
-  d = x.shape[1];
-  if (d == 0) throw py::value_error("X: points have 0 dimensions (the input has 0 columns)");
-  if (n > max_side)
-    throw py::value_error("X: n = " + std::to_string(n) + " points exceed the largest supported side " +
-                          std::to_string(max_side));
-  if (d > (index_t(1) << 20)) throw py::value_error("X: d = " + std::to_string(d) + " dimensions exceed 2^20");
-  return x;
-}
-
 /// Throws TooLarge when the staged points (host arrays on a CUDA build), the
 /// results and the workspace of the reduction do not fit.
 void check_memory(const Request& r, const ArrayRef& x, index_t n, index_t d) {
@@ -83,10 +64,20 @@ void check_memory(const Request& r, const ArrayRef& x, index_t n, index_t d) {
                    format_bytes(host_available_bytes()) + " is available; use fewer points");
 }
 
+template <class Map>
+constexpr bool one_launch_v = is_block_space_map_v<Map> && !is_multi_launch_map_v<Map>;
+
+// One-launch maps reduce in chunks of their league (for_each_chunk: Ctrl-C
+// stops them between chunks); rec and hadouken (several launches) and utm
+// (no blocks) run whole.
 template <class Map, class Real>
 void hist_map(const ExecSpace& space, const Map& map, const PointsView<Real>& x, double rmax,
               const Kokkos::View<std::int64_t*, MemSpace>& counts) {
-  if constexpr (is_block_space_map_v<Map>) edm::pair_histogram(space, x, map, rmax, counts);  // utm: refused before
+  if constexpr (one_launch_v<Map>)
+    for_each_chunk(space, full_range(map),
+                   [&](const OmegaRange& c) { edm::pair_histogram(space, x, map, c, rmax, counts); });
+  else if constexpr (is_block_space_map_v<Map>)
+    edm::pair_histogram(space, x, map, rmax, counts);  // utm: refused before
 }
 
 template <class Map, class Real>
@@ -97,7 +88,13 @@ void nn_map(const ExecSpace& space, const Map& map, const PointsView<Real>& x, c
 
 template <class Map, class Real>
 index_t count_map(const ExecSpace& space, const Map& map, const PointsView<Real>& x, double radius) {
-  return edm::count_within(space, x, map, radius);  // any map, utm included
+  index_t count = 0;
+  if constexpr (one_launch_v<Map>)
+    for_each_chunk(space, full_range(map),
+                   [&](const OmegaRange& c) { count += edm::count_within(space, x, map, c, radius); });
+  else
+    count = edm::count_within(space, x, map, radius);  // any map, utm included
+  return count;
 }
 
 /// The reduction (a job of on_kokkos); `first` / `second` are the result arrays
@@ -203,9 +200,6 @@ py::object count_within(py::handle X, double radius, const std::string& map, con
   return reduce(r, X, py::none());
 }
 
-template <class Map>
-constexpr bool one_launch_v = is_block_space_map_v<Map> && !is_multi_launch_map_v<Map>;
-
 /// One part of the league (a job of on_kokkos): hist adds its pairs into
 /// `out` (int64 bins), nn writes its keys into `out` (uint64 (n,); the fp64
 /// second pass when `best` holds the reduced first-pass keys), count returns.
@@ -223,10 +217,12 @@ index_t compute_part(const Request& r, const ArrayRef& x, index_t n, index_t d, 
         const auto counts = result_view<std::int64_t>(out, "tdmaps::python::hist");
         Kokkos::deep_copy(space, counts, std::int64_t(0));
         // An empty part adds nothing (the CLI's ranks skip it too).
-        if (!range.empty()) edm::pair_histogram(space, xv, map, range, r.rmax, counts);
+        for_each_chunk(space, range,
+                       [&](const OmegaRange& c) { edm::pair_histogram(space, xv, map, c, r.rmax, counts); });
         copy_back(space, out, counts);
       } else if (r.what == What::count) {
-        count = edm::count_within(space, xv, map, range, r.radius);
+        for_each_chunk(space, range,
+                       [&](const OmegaRange& c) { count += edm::count_within(space, xv, map, c, r.radius); });
       } else {
         const auto keys = result_view<edm::NearestKey>(out, "tdmaps::python::nn_keys");
         Kokkos::deep_copy(space, keys, edm::nearest_init());

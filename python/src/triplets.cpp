@@ -83,10 +83,7 @@ AtmRequest atm_request(double c9, const py::object& cutoff, const py::object& cu
 ArrayRef read_particles(py::handle X, index_t& n) {
   ArrayRef x = read_array(X, "X", false);
   require_ndim(x, "X", 2, "particles x (x, y, z)");
-  if (!x.is('f', 4) && !x.is('f', 8))
-    throw py::type_error("X: unsupported dtype '" + x.dtype +
-                         "' (tdmaps reads float32 and float64 in place; convert with X.astype(np.float64), or pass "
-                         "copy=True)");
+  if (!x.is('f', 4) && !x.is('f', 8)) unsupported_dtype(x, "X", "tdmaps reads float32 and float64 in place", "float64");
   if (x.shape[1] != 3)
     throw py::value_error("X: " + std::to_string(x.shape[1]) + " columns; expected 3 (x, y, z), got shape " +
                           shape_text(x.shape));

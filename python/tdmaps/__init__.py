@@ -24,6 +24,10 @@ on a thread of tdmaps' own and ends there at interpreter exit; its
 environment variables (OMP_NUM_THREADS, OMP_PROC_BIND, KOKKOS_DEVICE_ID, ...)
 apply. Every function may be called from any Python thread: the call
 releases the GIL and its Kokkos work runs on that thread, one call at a time.
+Ctrl-C in the main thread raises KeyboardInterrupt within about a second:
+the integer reductions stop between chunks of their work, other kernels at
+their end (a given out= is then complete; untouched where the call had not
+started).
 """
 
 import atexit as _atexit

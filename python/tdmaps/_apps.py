@@ -41,6 +41,9 @@ def collide(
     >>> tdmaps.collide(s), tdmaps.collide(s, "pairs").tolist()
     (1, [[1, 0]])
     """
+    if comm is not None:  # the ranks agree first (tdmaps/_mpi.py), before any check that could stop one of them
+        _ranks().agree(comm, "collide", spheres, result=result, map=map, sqrt=sqrt, form=form, block=block,
+                       kernel=kernel, copy=copy)
     result, kernel = _check_str("result", result), _check_str("kernel", kernel)
     map, sqrt, form, block = _map_options(map, sqrt, form, block)
     if _check_bool("copy", copy) or isinstance(spheres, (list, tuple)):
@@ -138,6 +141,10 @@ def atm_energy(
     >>> bool(np.isclose(shares.sum(), e))
     True
     """
+    if comm is not None:
+        _ranks().agree(comm, "atm_energy", X, c9=c9, cutoff=cutoff, cutoff_triple=cutoff_triple,
+                       per_particle=per_particle, precision=precision, map=map, cbrt=cbrt, form=form, block=block,
+                       copy=copy)
     c9 = _check_real("c9", c9)
     cutoff = None if cutoff is None else _check_real("cutoff", cutoff)
     cutoff_triple = None if cutoff_triple is None else _check_real("cutoff_triple", cutoff_triple)

@@ -96,8 +96,10 @@ def pair_histogram(X, bins=64, rmax=None, *, map="lambda", sqrt="rsqrt", form="e
     where X lies (a NumPy array, or a torch / CuPy array on X's device).
     map, sqrt, form, block: the tdmaps-edm CLI's options (block-space maps).
     comm: an MPI communicator (mpi4py): every rank passes the same X and
-    options, reduces its part of the pairs, and gets the whole result (NumPy
-    / int, equal to one process's exactly); more than one rank needs map
+    options (checked first, by hashes: otherwise every rank raises the same
+    ValueError naming what differs), reduces its part of the pairs, and gets
+    the whole result (NumPy / int, equal to one process's exactly); more
+    than one rank needs map
     'lambda', 'bb' or 'rb' (ValueError otherwise). Also on nearest_neighbour,
     count_within and collide(..., "count").
 
@@ -117,6 +119,9 @@ def pair_histogram(X, bins=64, rmax=None, *, map="lambda", sqrt="rsqrt", form="e
     >>> bool(np.array_equal(h, np.histogram(d[d < 1.0], 16, (0, 1.0))[0]))
     True
     """
+    if comm is not None:  # the ranks agree first (tdmaps/_mpi.py), before any check that could stop one of them
+        _ranks().agree(comm, "pair_histogram", X, bins=bins, rmax=rmax, map=map, sqrt=sqrt, form=form, block=block,
+                       copy=copy)
     if rmax is None:
         raise TypeError("pair_histogram: rmax is required (np.histogram's bins over [0, rmax): edges np.linspace(0, rmax, bins + 1))")
     bins, rmax = _check_int("bins", bins), _check_real("rmax", rmax)
@@ -153,6 +158,8 @@ def nearest_neighbour(X, *, map="lambda", sqrt="rsqrt", form="exact", block=32, 
     >>> dist.tolist(), idx.tolist()
     ([1.0, 1.0, 2.0], [1, 0, 1])
     """
+    if comm is not None:
+        _ranks().agree(comm, "nearest_neighbour", X, map=map, sqrt=sqrt, form=form, block=block, copy=copy)
     map, sqrt, form, block = _map_options(map, sqrt, form, block)
     X = _points(X, copy)
     opts = (map, sqrt, form, block)
@@ -189,6 +196,8 @@ def count_within(X, radius, *, map="lambda", sqrt="rsqrt", form="exact", block=3
     >>> tdmaps.count_within(X, 0.25) == int((pdist(X) < 0.25).sum())
     True
     """
+    if comm is not None:
+        _ranks().agree(comm, "count_within", X, radius=radius, map=map, sqrt=sqrt, form=form, block=block, copy=copy)
     radius = _check_real("radius", radius)
     map, sqrt, form, block = _map_options(map, sqrt, form, block)
     X = _points(X, copy)

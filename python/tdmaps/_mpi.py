@@ -9,6 +9,19 @@ the reduced distance, then a second minimum). Sums of integers and minima of
 keys do not depend on the order of the ranks, so the result equals the
 one-process result exactly, on any number of ranks.
 
+Before anything else (argument checks included) the ranks compare what they
+were given, as the CLIs' ranks do (apps/common/ranks_agree.cpp): agree()
+hashes the call's name, X (its dtype, shape, order and bytes) and every
+option into a fixed-size vector, and two all-reductions of it (MIN and MAX)
+show whether every rank holds the same; if not, every rank raises the same
+ValueError naming what differs and two ranks that differ. Every rank makes
+the same all-reductions whatever it was given, so a mistake on one rank
+raises everywhere instead of leaving ranks waiting or summing different
+problems. X's bytes are hashed on the host (BLAKE2b): a device array (CuPy,
+PyTorch) is copied to the host for it once, O(n d) bytes next to the call's
+O(n^2 d) work and far less than its own traffic; a checksum on the device
+would need each library's own kernels.
+
 The compiled module is not linked against MPI: the all-reductions are the
 communicator's own Allreduce (mpi4py's, or any object with Get_rank,
 Get_size and Allreduce) on host NumPy arrays, so comm= returns NumPy arrays
@@ -16,6 +29,8 @@ and ints wherever the input lies. mpi4py is imported only for the
 reduction operators of a communicator with more than one rank.
 """
 
+import hashlib as _hashlib
+import numbers as _numbers
 import operator as _operator
 
 import numpy as _np
@@ -41,6 +56,99 @@ def rank_size(comm):
     if not 0 <= rank < size:
         raise ValueError("comm: rank %d of size %d (need 0 <= rank < size)" % (rank, size))
     return rank, size
+
+
+_SLOTS = 16  # the agreement vector: the call, X's layout, X's bytes, then up to 13 options
+
+
+def _hash(*parts):
+    """A 64-bit digest (int64) of byte strings."""
+    h = _hashlib.blake2b(digest_size=8)
+    for p in parts:
+        h.update(p)
+    return int.from_bytes(h.digest(), "little", signed=True)
+
+
+def _option_text(v):
+    """An option's value as text that equal values share across ranks: numbers
+    by value (NumPy's scalars as Python's), anything else by type and repr."""
+    if v is None or isinstance(v, (bool, str)):
+        return repr(v)
+    if isinstance(v, _numbers.Integral):
+        return "int %d" % int(v)
+    if isinstance(v, _numbers.Real):
+        return "float %r" % float(v)
+    return "%s %r" % (type(v).__name__, v)
+
+
+def _array_digests(X):
+    """(layout, bytes) digests of X as the compiled module reads it."""
+    if isinstance(X, (list, tuple)):  # converted by the call (copy): hashed by value
+        try:
+            X = _np.asarray(X)
+        except Exception:  # a ragged list: refused by the call, hashed by its text
+            return _hash(b"list", repr(X).encode()), 0
+        if X.dtype.hasobject:
+            return _hash(b"list", repr(X.tolist()).encode()), 0
+    try:
+        layout, data = _tdmaps.array_bytes(X)
+    except Exception as e:  # no array: refused by the call on every rank given it; any rank gets here
+        return _hash(b"not an array", type(X).__name__.encode(), str(e).encode()), 0
+    if data is None:  # not in C order: refused, or converted by copy=True, so hashed by value
+        root = type(X).__module__.split(".")[0]
+        try:
+            if root == "torch":
+                data = _tdmaps.array_bytes(X.contiguous())[1]
+            elif root == "cupy":
+                import cupy
+
+                data = _tdmaps.array_bytes(cupy.ascontiguousarray(X))[1]
+            else:
+                data = _np.ascontiguousarray(X).view(_np.uint8).reshape(-1)
+        except Exception:  # another library's strided array: refused by the call, its layout decides
+            data = _np.zeros(0, _np.uint8)
+    return _hash(b"layout", layout.encode()), _hash(b"data", memoryview(data))
+
+
+def agree(comm, what, X, **options):
+    """ValueError on every rank unless every rank of comm called `what` with
+    the same X and options (the top of this file); first in every comm= call,
+    before its arguments are checked. Returns (rank, size)."""
+    rank, size = rank_size(comm)
+    if size == 1:
+        return rank, size
+    MPI = _mpi()
+    if len(options) > _SLOTS - 3:
+        raise AssertionError("tdmaps: agree() takes %d options at most" % (_SLOTS - 3))
+    names = ["", "X", "X"] + list(options)
+    mine = _np.zeros(_SLOTS, _np.int64)
+    mine[0] = _hash(b"call", what.encode(), ",".join(options).encode())
+    mine[1], mine[2] = _array_digests(X)
+    for k, (name, v) in enumerate(options.items()):
+        mine[3 + k] = _hash(name.encode(), _option_text(v).encode())
+    lo, hi = _np.empty_like(mine), _np.empty_like(mine)
+    comm.Allreduce([mine, MPI.INT64_T], [lo, MPI.INT64_T], op=MPI.MIN)
+    comm.Allreduce([mine, MPI.INT64_T], [hi, MPI.INT64_T], op=MPI.MAX)
+    if _np.array_equal(lo, hi):
+        return rank, size
+    # Every rank has the same lo and hi, so all of them get here: one more
+    # all-reduction finds, for each slot, the first rank holding lo and hi.
+    who = _np.where(_np.concatenate((mine == lo, mine == hi)), rank, size).astype(_np.int64)
+    first = _np.empty_like(who)
+    comm.Allreduce([who, MPI.INT64_T], [first, MPI.INT64_T], op=MPI.MIN)
+
+    def ranks(k):
+        return "rank %d vs rank %d" % tuple(sorted((int(first[k]), int(first[_SLOTS + k]))))
+
+    if lo[0] != hi[0]:  # another function or other keywords: the other slots do not line up
+        raise ValueError("comm: ranks called different tdmaps functions or passed different keywords (%s); every rank "
+                         "of the communicator must make the same call" % ranks(0))
+    parts = []
+    for k in range(1, _SLOTS):
+        if lo[k] != hi[k] and not (k == 2 and lo[1] != hi[1]):  # X once
+            parts.append("%s (%s)" % (names[k], ranks(k)))
+    raise ValueError("comm: ranks passed different %s; every rank of the communicator must pass the same input and "
+                     "options to %s(comm=...)" % (", ".join(parts), what))
 
 
 def _mpi():

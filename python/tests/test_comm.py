@@ -27,9 +27,10 @@ def alloc(shape, dtype, zero):
 
 
 class FakeComm:
-    """A communicator by duck typing (no mpi4py): rank `rank` of `size`. Its
-    Allreduce is only reached with more than one rank, which the tests here
-    refuse before any work."""
+    """A communicator by duck typing: rank `rank` of `size`. Its Allreduce is
+    only reached with more than one rank, where the ranks first compare their
+    arguments (tdmaps/_mpi.py's agree): it answers as if every rank had passed
+    this one's, and the tests here refuse before any work."""
 
     def __init__(self, rank=0, size=1):
         self.rank, self.size = rank, size
@@ -41,10 +42,12 @@ class FakeComm:
         return self.size
 
     def Allreduce(self, send, recv, op=None):
-        raise AssertionError("Allreduce on a communicator of %d rank(s)" % self.size)
+        if self.size == 1 or send[0].dtype != np.int64 or len(send[0]) != 16:
+            raise AssertionError("Allreduce on a communicator of %d rank(s), not the agreement" % self.size)
+        recv[0][...] = send[0]  # MIN and MAX of equal vectors
 
 
-def mpirun_command(ranks):
+def mpirun_command(ranks, driver="comm_driver.py"):
     mpirun = shutil.which("mpirun")
     if mpirun is None:
         pytest.skip("mpirun is not installed (Debian: openmpi-bin)")
@@ -53,16 +56,31 @@ def mpirun_command(ranks):
     version = subprocess.run([mpirun, "--version"], capture_output=True, text=True, timeout=30).stdout
     # Open MPI refuses more ranks than cores, and root, unless told; MPICH's mpirun takes neither flag.
     flags = ["--oversubscribe", "--allow-run-as-root", "--bind-to", "none"] if "Open MPI" in version else []
-    return [mpirun, *flags, "-n", str(ranks), sys.executable, os.path.join(HERE, "comm_driver.py")]
+    return [mpirun, *flags, "-n", str(ranks), sys.executable, os.path.join(HERE, driver)]
+
+
+def run_ranks(ranks, driver):
+    cmd = mpirun_command(ranks, driver)
+    env = dict(os.environ, OMP_NUM_THREADS="1", OMP_PROC_BIND="false", PYTHONDONTWRITEBYTECODE="1")
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(tdmaps.__file__)))
+    env["PYTHONPATH"] = os.pathsep.join([package_root, HERE] + [p for p in [env.get("PYTHONPATH")] if p])
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=240, env=env, cwd=HERE)
+
+
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_ranks_that_differ_all_raise_the_same_error(ranks):
+    """X, bins, rmax, map, ... different on one rank: every rank raises the
+    same ValueError naming it (comm_mismatch_driver.py), none waits."""
+    p = run_ranks(ranks, "comm_mismatch_driver.py")
+    reports = re.findall(r"comm_mismatch: rank (\d+) of (\d+): (\d+) checks, (\d+) failed", p.stdout)
+    assert p.returncode == 0, p.stdout[-4000:] + "\n" + p.stderr[-3000:]
+    done = {int(r) for r, size, checks, failed in reports if int(size) == ranks and failed == "0" and int(checks) > 0}
+    assert done == set(range(ranks)), p.stdout[-3000:]
 
 
 @pytest.mark.parametrize("ranks", [1, 2, 3])
 def test_ranks_equal_one_process(ranks):
-    cmd = mpirun_command(ranks)
-    env = dict(os.environ, OMP_NUM_THREADS="1", OMP_PROC_BIND="false", PYTHONDONTWRITEBYTECODE="1")
-    package_root = os.path.dirname(os.path.dirname(os.path.abspath(tdmaps.__file__)))
-    env["PYTHONPATH"] = os.pathsep.join([package_root, HERE] + [p for p in [env.get("PYTHONPATH")] if p])
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=240, env=env, cwd=HERE)
+    p = run_ranks(ranks, "comm_driver.py")
     # mpirun forwards the ranks' lines as they come: one rank's newline may
     # follow another's text, so the reports are matched, not split in lines.
     reports = re.findall(r"comm_driver: rank (\d+) of (\d+): (\d+) checks, (\d+) failed", p.stdout)
