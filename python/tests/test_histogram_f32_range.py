@@ -18,12 +18,15 @@ def f32_distances(X):
     return d[np.triu_indices(n, 1)]
 
 
-@pytest.mark.parametrize("rmax,bins", CASES)
-def test_edges_differ_from_float64_ones(rmax, bins):
-    # Not a test of tdmaps: that each case exercises edges where the two rules disagree.
-    e32 = np.histogram_bin_edges(np.zeros(1, np.float32), bins, (0, np.float32(rmax)))
-    e64 = np.linspace(0, rmax, bins + 1).astype(np.float32)
-    assert e32.dtype == np.float32 and (e32 != e64).any()
+def test_the_cases_hold_edges_where_the_two_rules_differ():
+    # Not a test of tdmaps: that the cases below exercise edges where NumPy's
+    # float32 edges differ from the rounded float64 ones (edge 5 of 7 for 1.1).
+    def differ(rmax, bins):
+        e32 = np.histogram_bin_edges(np.zeros(1, np.float32), bins, (0, np.float32(rmax)))
+        return int((e32 != np.linspace(0, rmax, bins + 1).astype(np.float32)).sum())
+    e = np.histogram_bin_edges(np.zeros(1, np.float32), 7, (0, np.float32(1.1)))
+    assert e.dtype == np.float32 and e[5] == np.float32(0.7857143) != np.float32(5 * (1.1 / 7))
+    assert sum(differ(r, b) for r, b in CASES) >= len(CASES)
 
 
 @pytest.mark.parametrize("rmax,bins", CASES)

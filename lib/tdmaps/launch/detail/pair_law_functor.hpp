@@ -33,6 +33,12 @@
 #include <utility>
 
 namespace tdmaps {
+
+// Declared by launch/pair_both_ends.hpp (its default Enable = void); named
+// here with both arguments so that this header stands alone.
+template <class Value, class Enable>
+struct pair_value_traits;
+
 namespace detail {
 
 /// Law has a member flush(out, i, sum) (else the sum is added into out(i)).
@@ -56,7 +62,7 @@ KOKKOS_FORCEINLINE_FUNCTION typename Law::value_type law_identity(const Law& law
   if constexpr (law_has_identity<Law>::value)
     return law.identity();
   else
-    return pair_value_traits<typename Law::value_type>::zero();
+    return pair_value_traits<typename Law::value_type, void>::zero();
 }
 
 /// Law takes the points' indices too: law(i, a, j, b, to_a, to_b).
@@ -83,7 +89,7 @@ KOKKOS_FORCEINLINE_FUNCTION void law_flush(const Law& law, const Out& out, index
   if constexpr (law_has_flush<Law, Out>::value)
     law.flush(out, i, v);
   else
-    atomic_add_into<pair_value_traits<typename Law::value_type>>(out, i, v);
+    atomic_add_into<pair_value_traits<typename Law::value_type, void>>(out, i, v);
 }
 
 /// The lane walk of a law: W lanes, R rows and columns per lane (the top of this file).
