@@ -208,10 +208,11 @@ int collide_main(int argc, char* argv[], const app::Ranks& ranks) {
                "bit flags, int flags or the list of pairs i > j with |c_i - c_j| < r_i + r_j, under any tdmaps map.",
                "tdmaps-collide"};
   cli.set_version_flag("--version", std::string("tdmaps-collide ") + app::version());
-  auto* random = app::add_input_options(cli, o.in,
-                                        "spheres from a .npy (float32/float64, C order) or .csv file: n rows of x, r "
-                                        "(1-D) or x, y, z, r (3-D)",
-                                        "N random spheres (centres uniform in [0,1)^D)");
+  auto* random =
+      app::add_input_options(cli, o.in,
+                             "spheres from a .npy (float32/float64, C order) or .csv / .txt file: n rows of x, r "
+                             "(1-D) or x, y, z, r (3-D)",
+                             "N random spheres (centres uniform in [0,1)^D)");
   auto* dims = cli.add_option("--dims", o.dims_text, "1 (intervals) or 3 (spheres, default); with --input, taken from the columns");
   auto* density = cli.add_option("--density", o.density,
                                  "radius preset of --random: dense (3-D r in [0.05,0.15], 1-D [0.005,0.015]) or sparse "

@@ -201,22 +201,6 @@ void check_not_same_file(const std::string& output_option, const std::string& ou
                      "; name another output");
 }
 
-std::optional<int> parse_command_line(CLI::App& cli, const std::vector<std::string>& args) {
-  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes a reversed vector
-  try {
-    cli.parse(reversed);
-  } catch (const CLI::CallForHelp& e) {
-    return cli.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return cli.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return cli.exit(e);
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(e.what());
-  }
-  return std::nullopt;
-}
-
 bool is_npy_path(const std::string& path) {
   if (path.size() < 4) return false;
   std::string e = path.substr(path.size() - 4);
@@ -274,9 +258,32 @@ void warning(const std::string& what) {
 
 const std::vector<std::string>& warnings() { return g_warnings; }
 
+const std::vector<std::string>& report_keys() {
+  // Every mode's keys in every line, so that a consumer reads any line of any
+  // tool with one set of column names (a table of runs, a DataFrame).
+  static const std::vector<std::string> keys = {
+      // every tool and mode
+      "tool", "version", "mode", "input", "seed", "n", "d", "precision", "map", "block", "kernel", "backend",
+      "concurrency", "ranks", "repeat", "elements", "ms_mean", "ms_min", "ms_warmup", "ms_write", "ms_combine",
+      "ms_total", "elements_per_second", "output", "save_input", "warnings",
+      // tdmaps-edm: matrix, stream
+      "layout", "symmetric", "bytes", "gbps", "gbps_best", "chunks", "chunk_bytes", "d2h_gbps", "d2h_cold_gbps",
+      // tdmaps-edm --reduce
+      "reduce", "bins", "rmax", "counted", "radius", "count",
+      // tdmaps-collide (and count)
+      "result", "fraction",
+      // tdmaps-triplets (and energy, cutoff)
+      "triplets", "energy", "c9", "cutoff", "cutoff_triple",
+      // tdmaps-nbody: nbody, nbody_step
+      "generator", "step", "time", "kinetic", "potential", "momentum", "energy_drift", "rank_sums", "steps", "dt", "G",
+      "softening", "forces", "snapshots"};
+  return keys;
+}
+
 nlohmann::json report_json(const ReportHeader& h) {
   const auto time_or_null = [](double ms) { return ms >= 0 ? nlohmann::json(ms) : nlohmann::json(nullptr); };
-  nlohmann::json j;
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& k : report_keys()) j[k] = nullptr;
   j["tool"] = program_name();
   j["version"] = version();
   j["input"] = string_or_null(h.input);

@@ -17,8 +17,9 @@
 //   "99999999999999999999", "1e3" or "12abc" are refused with the text typed
 //   and the accepted range.
 // - JSON results are one line through nlohmann::json (print_json_line), one
-//   schema for every tool and mode (report_json, report_schema.json): absent
-//   values are null, numbers are numbers, warnings in "warnings".
+//   schema for every tool and mode (report_json, report_schema.json): the
+//   same keys in every line (report_keys), absent values null, numbers are
+//   numbers, warnings in "warnings".
 
 #include "npy.hpp"
 
@@ -141,8 +142,14 @@ struct ReportHeader {
   double ms_mean = 0, ms_min = 0, ms_warmup = -1, ms_write = -1, ms_total = 0;
   std::string output;
 };
-/// The header as JSON, with "warnings" (warnings()); the caller adds its
-/// mode's own keys and prints it with print_json_line.
+/// The keys of every JSON line of every tool and mode: the schema's
+/// "required" list (apps/common/report_schema.json), each mode's own keys
+/// included, null in the lines of the other modes.
+const std::vector<std::string>& report_keys();
+
+/// The header as JSON, with "warnings" (warnings()) and every other key of
+/// report_keys() null; the caller sets its mode's own keys (none outside
+/// report_keys()) and prints it with print_json_line.
 nlohmann::json report_json(const ReportHeader& h);
 
 }  // namespace app

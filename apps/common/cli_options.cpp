@@ -79,12 +79,16 @@ void check_npy_output(const std::string& option, const std::string& path,
 }
 
 const char* conventions_help() {
-  return "Exit status: 0 on success, 2 on a usage error (options and their values), 1 on a runtime failure (input, "
-         "memory, disk).\n"
-         "Progress of runs longer than ~2 s goes to stderr (a bar on a terminal, a line every 10 s otherwise);\n"
-         "--quiet and --json silence it. An interrupted run (Ctrl-C, SIGTERM, SIGHUP) leaves no output file behind.\n"
-         "Kokkos options (--kokkos-threads=N, --kokkos-device-id=N, ...) are passed to Kokkos; unknown ones are "
-         "refused.";
+  static const std::string text =
+      std::string("Input: ") + input_format_rule() + "; " + csv_number_rule() +
+      ".\n"
+      "Exit status: 0 on success, 2 on a usage error (options and their values), 1 on a runtime failure (input, "
+      "memory, disk).\n"
+      "Progress of runs longer than ~2 s goes to stderr (a bar on a terminal, a line every 10 s otherwise);\n"
+      "--quiet and --json silence it. An interrupted run (Ctrl-C, SIGTERM, SIGHUP) leaves no output file behind.\n"
+      "Kokkos options (--kokkos-threads=N, --kokkos-device-id=N, ...) are passed to Kokkos; unknown ones are "
+      "refused.";
+  return text.c_str();
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {

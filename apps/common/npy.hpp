@@ -9,10 +9,11 @@
 //                                    converted to T (float or double); a
 //                                    finite value that overflows float32
 //                                    is an Error naming its row and column
-//   Matrix<T> read_csv<T>(path)      rows of comma-separated numbers, all rows
-//                                    the same length; blank lines and '#'
-//                                    comments skipped; errors name the line
-//   Matrix<T> read_matrix<T>(path)   by extension: .npy or .csv
+//   Matrix<T> read_csv<T>(path)      what numpy.loadtxt(path, delimiter=",",
+//                                    ndmin=2) reads (csv_read.cpp says where
+//                                    it is stricter); errors name the line,
+//                                    row and column
+//   Matrix<T> read_matrix<T>(path)   by extension (input_format_rule())
 //   NpyHeader read_npy_header(path)  dtype ("<f4", ...), shape, data offset
 //   NpyHeader parse_npy_header(bytes, name)  the same from the file's first
 //                                    bytes in memory (name is for messages)
@@ -96,6 +97,12 @@ template <class T>
 Matrix<T> read_csv(const std::string& path);
 template <class T>
 Matrix<T> read_matrix(const std::string& path);
+
+/// Which input files read_matrix reads, by extension: the one rule of every
+/// tool's --input, in its errors and --help.
+const char* input_format_rule();
+/// The numbers of a .csv / .txt field, for messages.
+const char* csv_number_rule();
 
 /// The .npy header (magic, version, dict, padding to 64 bytes) of an array
 /// of T in C order, 1-D to 3-D; the data follow it (streamed and MPI-IO

@@ -124,7 +124,14 @@ Matrix<T> read_matrix(const std::string& path) {
   const std::string e = lower_ext(path);
   if (e == ".npy") return read_npy_2d<T>(path);
   if (e == ".csv" || e == ".txt") return read_csv<T>(path);
-  throw Error(path + ": unknown input format '" + e + "' (expected .npy or .csv)");
+  throw Error(path + (e.empty() ? ": the name has no extension" : ": unknown input extension '" + printable(e) + "'") +
+              "; " + input_format_rule());
+}
+
+const char* input_format_rule() {
+  return "input files by extension, in any case: .npy (NumPy's format: 2-D float32 or float64, C order), .csv or "
+         ".txt (text: a row per line, numbers separated by commas, as numpy.loadtxt(file, delimiter=',') reads "
+         "them); no other extension is read";
 }
 
 template Matrix<float> read_npy_2d<float>(const std::string&);

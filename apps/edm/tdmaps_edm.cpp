@@ -76,7 +76,8 @@ int edm_main(int argc, char* argv[], const app::Ranks& ranks) {
   cli.footer(examples + std::string(app::conventions_help()) +
              "\nOpenMP: OMP_PROC_BIND=spread OMP_PLACES=threads give the best host timings.\n");
   cli.set_version_flag("--version", std::string("tdmaps-edm ") + app::version());
-  auto* rnd = app::add_input_options(cli, o.in, "points: .npy (2-D, '<f4' or '<f8', C order) or .csv (n rows of d numbers)",
+  auto* rnd = app::add_input_options(cli, o.in,
+                                     "points: .npy (2-D, '<f4' or '<f8', C order) or .csv / .txt (n rows of d numbers)",
                                      "N random points, uniform in [0, 1)^D");
   cli.add_option("--dims", o.dims_text, "D for --random (default 3)")->needs(rnd);
   cli.add_option("--output", o.output, "write the distances to this .npy (dtype = precision; shape (n(n+1)/2,) packed, "

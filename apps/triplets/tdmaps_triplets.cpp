@@ -225,9 +225,9 @@ int triplets_main(int argc, char* argv[], const app::Ranks& ranks) {
                "(and each particle's share), or the 3-D dummy kernels (the map alone).",
                "tdmaps-triplets"};
   cli.set_version_flag("--version", std::string("tdmaps-triplets ") + app::version());
-  auto* random =
-      app::add_input_options(cli, o.in, "particles from a .npy (float64/float32, C order) or .csv file: n rows of x, y, z",
-                             "N random particles, uniform in [0, N^(1/3))^3 (unit density)");
+  auto* random = app::add_input_options(
+      cli, o.in, "particles from a .npy (float64/float32, C order) or .csv / .txt file: n rows of x, y, z",
+      "N random particles, uniform in [0, N^(1/3))^3 (unit density)");
   cli.add_option("--save-input", o.save_input, "write the --random particles to FILE.npy, (n, 3) float64")
       ->needs(random);
   cli.add_option("--kernel", o.kernel,

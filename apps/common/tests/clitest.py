@@ -104,7 +104,8 @@ def _type_ok(v, t):
 
 def schema_errors(v, schema, where="$"):
     """What in v breaks schema (the JSON Schema keywords report_schema.json
-    uses: type, enum, required, properties, items, minimum)."""
+    uses: type, enum, required, properties, additionalProperties: false,
+    items, minimum)."""
     errs = []
     if "type" in schema and not _type_ok(v, schema["type"]):
         return [f"{where}: {v!r} is not {schema['type']}"]
@@ -114,6 +115,8 @@ def schema_errors(v, schema, where="$"):
         errs.append(f"{where}: {v!r} < {schema['minimum']}")
     if isinstance(v, dict):
         errs += [f"{where}: missing key {k!r}" for k in schema.get("required", []) if k not in v]
+        if schema.get("additionalProperties") is False:
+            errs += [f"{where}: key {k!r} not in the schema" for k in v if k not in schema.get("properties", {})]
         for k, sub in schema.get("properties", {}).items():
             if k in v:
                 errs += schema_errors(v[k], sub, f"{where}.{k}")

@@ -9,9 +9,9 @@ Usage: test_cli_conventions.py PATH/TO/tdmaps-edm PATH/TO/tdmaps-collide [PATH/T
   the named-temporary fallback (TDMAPS_NO_O_TMPFILE=1); the process dies of
   the signal.
 - JSON: every line parses, one schema for all tools and modes
-  (report_schema.json: the same common keys, null for absent values,
+  (report_schema.json: the same keys, null for absent values: cli_reports.py,
   numbers as numbers, one rate key, warnings in an array), strings escaped
-  (a tab in a file name).
+  (a tab in a file name). Parse errors and the input rule: cli_usage.py.
 - No output ever replaces an input: every tool and mode refuses an --output
   that is the --input file (the same path, another path to it, a symlink, a
   hard link) before any work, leaving the input as it was.
@@ -38,6 +38,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import clitest  # noqa: E402
+import cli_reports  # noqa: E402
+import cli_usage  # noqa: E402
 from clitest import check, env_with, run  # noqa: E402
 
 EDM = COLLIDE = TRIPLETS = NBODY = None
@@ -368,6 +370,13 @@ def main():
                 check(rc == 0 and j is not None and j["concurrency"] == 1 and "warning" not in err.lower(),
                       f"{tool} {opt}: rc {rc} {out!r} {err!r}")
 
+    if TRIPLETS and NBODY:
+        # One key set in every line of every mode; the parser's errors in the tools' words; the input rule.
+        for check_all in (cli_reports.same_keys_everywhere, cli_usage.usage_and_inputs):
+            with tempfile.TemporaryDirectory() as tmp:
+                check_all(EDM, COLLIDE, TRIPLETS, NBODY, tmp)
+
+    with tempfile.TemporaryDirectory() as tmp:
         # ---- progress
         fast = {"TDMAPS_PROGRESS_AFTER_S": "0"}
         out = os.path.join(tmp, "p.npy")

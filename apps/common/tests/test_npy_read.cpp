@@ -482,7 +482,7 @@ TEST_F(npy_read_file, reads_csv_as_before) {
   EXPECT_EQ(m.values, (std::vector<double>{1, 2.5, -3, 400}));
   EXPECT_EQ(m.dtype, "csv");
   const std::string bad = write("b.csv", "1, 2\n3\n");
-  EXPECT_TRUE(contains(error_of([&] { app::read_csv<double>(bad); }), bad + ":2: 1 columns"));
+  EXPECT_TRUE(contains(error_of([&] { app::read_csv<double>(bad); }), bad + ":2: row 1 has 1 columns"));
 }
 
 }  // namespace
