@@ -21,6 +21,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -80,7 +82,7 @@ NbodyRequest nbody_request(const std::string& law, double G, double softening, d
 ArrayRef read_bodies(py::handle X, index_t& n) {
   ArrayRef x = read_array(X, "X", false);
   require_ndim(x, "X", 2, "bodies x (x, y, z)");
-  if (!x.is('f', 4) && !x.is('f', 8)) bad_dtype("X", x, "X.astype(np.float64)");
+  if (!x.is('f', 4) && !x.is('f', 8)) bad_dtype("X", x, astype_fix(x, "X", "float64").c_str());
   if (x.shape[1] != 3)
     throw py::value_error("X: " + std::to_string(x.shape[1]) + " columns; expected 3 (x, y, z), got shape " +
                           shape_text(x.shape));
@@ -97,7 +99,7 @@ ArrayRef read_bodies(py::handle X, index_t& n) {
 ArrayRef read_scalars(py::handle obj, const std::string& name, const char* what, const char* whats, index_t n) {
   ArrayRef a = read_array(obj, name, false);
   require_ndim(a, name, 1, std::string("one ") + what + " per body");
-  if (!a.is('f', 4) && !a.is('f', 8)) bad_dtype(name, a, (name + ".astype(np.float64)").c_str());
+  if (!a.is('f', 4) && !a.is('f', 8)) bad_dtype(name, a, astype_fix(a, name, "float64").c_str());
   require_c_order(a, name);
   if (a.shape[0] != n)
     throw py::value_error(name + ": " + std::to_string(a.shape[0]) + " " + whats + " for " + std::to_string(n) +
@@ -201,9 +203,23 @@ void compute(const NbodyRequest& r, const ArrayRef& x, const ArrayRef& m, const 
   with_map(
       r.spec, domain,
       [&](auto map) {
-        if constexpr (is_block_space_map_v<decltype(map)>)
-          forces.compute(map, xv, acc, LaunchHints(),
-                         r.potential ? nb::Terms::accelerations_and_energy : nb::Terms::accelerations);
+        const nb::Terms terms = r.potential ? nb::Terms::accelerations_and_energy : nb::Terms::accelerations;
+        if constexpr (is_block_space_map_v<decltype(map)> && !is_multi_launch_map_v<decltype(map)>) {
+          // Ctrl-C is seen between parts (check_cancel): a fixed number of
+          // them for n (so that the sums do not depend on timing), each a
+          // fraction of a second, before anything reaches the caller's arrays.
+          const double pairs = 0.5 * static_cast<double>(n) * static_cast<double>(n - 1);
+          const double per_part = tdmaps::is_gpu_space<ExecSpace>::value ? 0x1p34 : 0x1p27;
+          const int parts = static_cast<int>(std::min(4096.0, std::max(1.0, std::ceil(pairs / per_part))));
+          Kokkos::deep_copy(space, acc, nb::Accel<Real>{Real(0), Real(0), Real(0), Real(0)});
+          for (int p = 0; p < parts; ++p) {
+            check_cancel();
+            forces.add_part(map, p, parts, xv, acc, LaunchHints(), terms);
+          }
+        } else if constexpr (is_block_space_map_v<decltype(map)>) {
+          check_cancel();
+          forces.compute(map, xv, acc, LaunchHints(), terms);
+        }
       },
       true);
   // Finite inputs, a result that is not: refused (ValueError) with its body

@@ -164,6 +164,14 @@ class Forces {
   /// f(law) with the law of forces.hpp as a pair law on positions x (body_law.hpp), computing `terms`.
   template <class F>
   void with_body_law(const positions_type& x, Terms terms, F&& f) const {
+    if (params_.law == Law::gravity && terms == Terms::accelerations) {
+      GravityAccLaw<Real, memory_space> law;  // G folded into the masses
+      law.m = m_;
+      law.G = static_cast<Real>(params_.G);
+      law.eps2 = static_cast<Real>(params_.softening * params_.softening);
+      f(BodyLaw<Real, memory_space, GravityAccLaw<Real, memory_space>, false>{x, law});
+      return;
+    }
     with_law([&](const auto& law) {
       using LawT = std::decay_t<decltype(law)>;
       if (terms == Terms::accelerations)

@@ -134,6 +134,26 @@ struct GravityLaw {
   }
 };
 
+/// \brief Gravity's accelerations alone (no energy: u = 0), G folded into the
+/// bodies' extra value G m at load, one multiply fewer per pair than GravityLaw.
+template <class Real, class Mem>
+struct GravityAccLaw {
+  static constexpr int extra = 1;    ///< values per body beside the position: G m
+  Kokkos::View<const Real*, Mem> m;  ///< masses
+  Real G = 1;                        ///< G
+  Real eps2 = 0;                     ///< softening squared
+  /// \brief Body i's extra values.
+  KOKKOS_FORCEINLINE_FUNCTION void load(index_t i, Real* e) const { e[0] = G * m(i); }
+  /// \brief s_i, s_j (u = 0) of a pair from its bodies' extra values and squared distance r2.
+  KOKKOS_FORCEINLINE_FUNCTION void pair(const Real* ei, const Real* ej, Real r2, Real& si, Real& sj, Real& u) const {
+    const Real inv = inv_sqrt(r2 + eps2);
+    const Real inv3 = inv * inv * inv;
+    si = ej[0] * inv3;
+    sj = ei[0] * inv3;
+    u = Real(0);
+  }
+};
+
 /// \brief Lennard-Jones' pair terms (the top of this file); a body's extra value is 1 / mass.
 template <class Real, class Mem>
 struct LennardJonesLaw {
