@@ -84,15 +84,16 @@ def pair_histogram(X, bins=64, rmax=None, *, map="lambda", sqrt="rsqrt", form="e
     pair_histogram(X, bins=64, rmax=None, *, map="lambda", sqrt="rsqrt",
                    form="exact", block=32, copy=False, comm=None) -> int64 array
 
-    NumPy's bins: np.histogram(d[d < rmax], bins,
-    (0, rmax))[0] for the distances d (in X's dtype). The edges are
-    np.linspace(0, rmax, bins + 1) (rounded to float32 for float32 X), bin b
+    NumPy's bins: np.histogram(d[d < R], bins, (0, R))[0] for the distances d
+    and R = rmax, both in X's dtype (float32 X: NumPy's float32 edges of a
+    float32 range, np.float32(rmax); the same in NumPy 1.24 and 2.5). The
+    edges are np.linspace(0, R, bins + 1) rounded to X's dtype, bin b
     counts the pairs with edge_b <= r < edge_(b+1) (a distance on an edge is
     in the bin it starts); pairs at or beyond rmax and NaN distances are in
     no bin.
 
     X: (n, d) float32 or float64, C order, read in place (copy=True converts).
-    bins: 1 .. 2^24; rmax: finite, > 0 (required). Returns int64 counts (bins,)
+    bins: 1 .. 2^24; rmax: finite, > 0 in X's dtype (required). Returns int64 counts (bins,)
     where X lies (a NumPy array, or a torch / CuPy array on X's device).
     map, sqrt, form, block: the tdmaps-edm CLI's options (block-space maps).
     comm: an MPI communicator (mpi4py): every rank passes the same X and

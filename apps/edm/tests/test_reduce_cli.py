@@ -47,10 +47,12 @@ def sq_dists(x):
 
 
 def oracle_hist(x, bins, rmax):
-    """The documented bins, NumPy's: np.histogram(d[d < rmax], bins, (0, rmax))."""
+    """The documented bins, NumPy's: np.histogram(d[d < R], bins, (0, R)), R =
+    rmax in the points' dtype (float32 points: NumPy's edges of a float32 range)."""
     r = np.sqrt(sq_dists(x))
     r = r[np.triu_indices(len(x), 1)]
-    return np.histogram(r[r < rmax], bins, (0, rmax))[0].astype(np.int64)
+    R = x.dtype.type(rmax)
+    return np.histogram(r[r < R], bins, (0, R))[0].astype(np.int64)
 
 
 def oracle_nn(x):
@@ -116,11 +118,11 @@ def reductions_match_the_oracle():
 
 
 def histogram_edges_are_numpys():
-    """Distances placed exactly on every edge of np.linspace(0, R, B + 1) (and one
-    ulp to either side): the bins of np.histogram, fp32 and fp64; the bins limit."""
+    """Distances placed exactly on every edge NumPy builds for the points' dtype
+    (and one ulp to either side): the bins of np.histogram, fp32 and fp64; the bins limit."""
     for rmax, bins in [(0.7, 3), (0.7, 10), (1.0, 7), (0.1, 49), (2.5, 1000), (123.4, 333), (1e-30, 5)]:
         for dt in [np.float64, np.float32]:
-            e = np.linspace(0, rmax, bins + 1).astype(dt)
+            e = np.histogram_bin_edges(np.zeros(1, dt), bins, (0, dt(rmax)))
             if bins > 150:
                 e = e[np.concatenate([[1, bins - 1, bins], np.random.default_rng(bins).integers(0, bins + 1, 150)])]
             x = np.concatenate([[0], e, np.nextafter(e, dt(0)), np.nextafter(e, dt(np.inf))]).astype(dt)[:, None]
