@@ -9,6 +9,9 @@
 //                  float3 sum, its own flush into an (n x 3) View)
 //     kde          a Gaussian kernel sum s_i = sum_j w_j exp(-|x_i - x_j|^2 / h^2), d = 3
 //       user       the law below (UserKde)
+//     nearest      tdmaps::edm::nearest_neighbour of fp32 points in [0, 1)^3 over
+//                  the whole triangle (the app's pair law, nearest_law.hpp), n = 10^6
+//       app
 //     map: lambda, and bb (the bounding box of the same run: I = t_bb / t_lambda)
 //
 // Counters (time_launches): ms_median, ms_min, pairs_per_s = n (n - 1) / 2 / t,
@@ -21,6 +24,7 @@
 // h = 0.1.
 #include "bench_common.hpp"
 
+#include <tdmaps/edm/reduce.hpp>
 #include <tdmaps/nbody.hpp>
 
 #include <algorithm>
@@ -214,6 +218,27 @@ void run_kde(benchmark::State& state, index_t n) {
   state.counters["max_rel_err"] = worst;
 }
 
+template <class Map>
+void run_nearest(benchmark::State& state, index_t n) {
+  const ExecSpace space;
+  Kokkos::View<float**, Kokkos::LayoutRight, MemSpace> pts("pairlaw::nn_points", static_cast<std::size_t>(n), 3);
+  {
+    auto h = Kokkos::create_mirror_view(pts);
+    std::mt19937_64 g(7u);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    for (index_t i = 0; i < n; ++i)
+      for (int c = 0; c < 3; ++c) h(i, c) = static_cast<float>(u(g));
+    Kokkos::deep_copy(pts, h);
+  }
+  const Map map = make_map<Map>(n);
+  Kokkos::View<tdmaps::edm::NearestKey*, MemSpace> keys("pairlaw::nn_keys", static_cast<std::size_t>(n));
+  time_launches(state, 0.5 * static_cast<double>(n) * static_cast<double>(n - 1), 0.0, [&] {
+    Kokkos::deep_copy(space, keys, tdmaps::edm::nearest_init());
+    tdmaps::edm::nearest_neighbour(space, pts, map, tdmaps::full_range(map), keys);
+  });
+  set_interactions(state, n);
+}
+
 std::string name(const std::string& law, const std::string& variant, const std::string& map, index_t n) {
   return "pairlaw/" + law + "/fp32/" + variant + "/" + map + "/r32/n" + std::to_string(n);
 }
@@ -237,6 +262,13 @@ void register_pair_law_benchmarks(const Options& o) {
     register_case(name("kde", "user", "bb", n), o, [n](benchmark::State& s) { run_kde<tdmaps::BoundingBoxMap>(s, n); })
         ->Iterations(iters);
   }
+  const index_t nn = on_gpu ? 1000000 : 20000;
+  register_case(name("nearest", "app", "lambda", nn), o,
+                [nn](benchmark::State& s) { run_nearest<tdmaps::LambdaMap<>>(s, nn); })
+      ->Iterations(3);
+  register_case(name("nearest", "app", "bb", nn), o,
+                [nn](benchmark::State& s) { run_nearest<tdmaps::BoundingBoxMap>(s, nn); })
+      ->Iterations(3);
 }
 
 }  // namespace tdmaps_bench

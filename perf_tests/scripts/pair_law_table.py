@@ -92,6 +92,14 @@ def main():
         if b:
             print("| %d | %.3f | %.3g | %s | %s | %.2g |" % (n, b["ms_median"], b["pairs_per_s"],
                   "-" if bb is None else "%.3f" % bb, ratio(bb, b["ms_median"]), b.get("max_rel_err", float("nan"))))
+    nn = sorted(k for k in rows if k.startswith("pairlaw/nearest/"))
+    if nn:
+        print()
+        print("nearest neighbour (the app's law), fp32, d = 3: ms, pairs/s = n (n - 1) / 2 / t")
+        print("| case | ms | pairs/s |")
+        print("| --- | --- | --- |")
+        for k in nn:
+            print("| %s | %.3f | %.3g |" % (k, rows[k]["ms_median"], rows[k]["pairs_per_s"]))
     errs = [b.get("max_rel_vs_forces") for k, b in rows.items() if "gravity_acc/fp32/user" in k]
     errs = [e for e in errs if e is not None]
     if errs:
