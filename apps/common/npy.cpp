@@ -9,6 +9,8 @@
 #include "npy_detail.hpp"
 #include "output_file.hpp"
 
+#include <tdmaps/core/detail/number_text.hpp>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -172,16 +174,7 @@ std::string format_bytes(std::int64_t bytes) {
   return std::string(buf) + " (" + std::to_string(bytes) + " bytes)";
 }
 
-std::string number_text(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
-  char buf[40];
-  for (int digits = 1; digits <= 17; ++digits) {
-    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  return buf;
-}
+std::string number_text(double v) { return tdmaps::detail::number_text(v); }
 
 void throw_float32_overflow(const std::string& where, const std::string& value) {
   throw Error(where + value + " overflows float32 (largest finite 3.4028235e+38); the run reads the input as float32");

@@ -12,6 +12,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include <tdmaps/core/detail/number_text.hpp>
 #include <tdmaps/maps/dispatch.hpp>
 #include <tdmaps/triplets.hpp>
 
@@ -20,7 +21,6 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <sstream>
 #include <string>
 #include <type_traits>
 
@@ -39,14 +39,7 @@ struct AtmRequest {
   bool per_particle = false;
 };
 
-std::string number_text(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  std::ostringstream s;
-  s.precision(17);
-  s << v;
-  return s.str();
-}
+std::string number_text(double v) { return tdmaps::detail::number_text(v); }
 
 /// The CLI's checks of --c9, --cutoff, --cutoff-triple (None: no cutoff).
 AtmRequest atm_request(double c9, const py::object& cutoff, const py::object& cutoff_triple, bool per_particle,

@@ -6,6 +6,7 @@
 
 #include <tdmaps/core/domain.hpp>
 #include <tdmaps/core/tetrahedral.hpp>
+#include <tdmaps/core/detail/number_text.hpp>
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/maps/detail/map_traits.hpp>
 #include <tdmaps/launch/for_each.hpp>
@@ -40,11 +41,8 @@ inline index_t triplet_count(index_t n) { return tet_elements(n, Triangle::stric
 
 namespace detail {
 
-inline std::string number_text(double v) {
-  std::string s = std::to_string(v);
-  if (std::isnan(v)) s = "NaN";
-  return s;
-}
+/// v as typed (core/detail/number_text.hpp), NaN spelt as these messages always have.
+inline std::string number_text(double v) { return std::isnan(v) ? std::string("NaN") : tdmaps::detail::number_text(v); }
 
 /// Throws std::invalid_argument naming the first bad parameter.
 inline void check_params(const AtmParams& p) {
