@@ -149,9 +149,9 @@ void check_lanes(index_t n, Triangle t, PairDiagonal d, int parts) {
 
 }  // namespace tdmaps_pair_law_test
 
-using namespace tdmaps_pair_law_test;
 
 TEST(TEST_CATEGORY, pair_law_integer_sums_match_the_nested_loop_for_every_map) {
+  using namespace tdmaps_pair_law_test;
   check_int_law_sizes<tdmaps::LambdaMap<>>();
   check_int_law_sizes<tdmaps::BoundingBoxMap>();
   check_int_law_sizes<tdmaps::RectangularBoxMap>();
@@ -160,6 +160,7 @@ TEST(TEST_CATEGORY, pair_law_integer_sums_match_the_nested_loop_for_every_map) {
 }
 
 TEST(TEST_CATEGORY, pair_law_lane_walk_on_one_lane_matches_the_nested_loop) {
+  using namespace tdmaps_pair_law_test;
   // The GPU walk's blocks, edges, diagonal rule and row segments with the
   // rotation of one lane: side R blocks over every map kind, in pieces.
   for (const index_t n : {1, 2, 5, 37, 130})
@@ -213,6 +214,7 @@ void simulate_lanes(index_t n, bool diag_block) {
 }  // namespace tdmaps_pair_law_test
 
 TEST(TEST_CATEGORY, pair_law_lane_index_math_covers_each_block_once_at_widths_32_and_64) {
+  using namespace tdmaps_pair_law_test;
   simulate_lanes<32, 1>(1000, true);
   simulate_lanes<32, 4>(1000, true);
   simulate_lanes<32, 4>(1000, false);
@@ -225,10 +227,10 @@ TEST(TEST_CATEGORY, pair_law_lane_index_math_covers_each_block_once_at_widths_32
 }
 
 namespace tdmaps_pair_law_test {
-struct Bodies {
+struct LawBodies {
   XM xm;
   std::vector<double> h;  // n x 4
-  explicit Bodies(index_t n) : xm("xm", static_cast<std::size_t>(n)), h(static_cast<std::size_t>(4 * n)) {
+  explicit LawBodies(index_t n) : xm("xm", static_cast<std::size_t>(n)), h(static_cast<std::size_t>(4 * n)) {
     std::mt19937_64 g(20261128u);
     std::uniform_real_distribution<double> u(-1.0, 1.0), m(0.5, 2.0);
     auto hm = Kokkos::create_mirror_view(xm);
@@ -288,8 +290,9 @@ void expect_close(const std::vector<double>& want, const std::vector<double>& ma
 }  // namespace tdmaps_pair_law_test
 
 TEST(TEST_CATEGORY, pair_law_user_gravity_matches_fp64_for_every_map) {
+  using namespace tdmaps_pair_law_test;
   for (const index_t n : {2, 129, 700}) {
-    const Bodies b(n);
+    const LawBodies b(n);
     std::vector<double> want, mag;
     b.oracle(1.0, want, mag);
     const auto run = [&](const auto& map) {
@@ -310,8 +313,9 @@ TEST(TEST_CATEGORY, pair_law_user_gravity_matches_fp64_for_every_map) {
 }
 
 TEST(TEST_CATEGORY, pair_law_flush_converts_into_the_callers_output) {
+  using namespace tdmaps_pair_law_test;
   const index_t n = 300;
-  const Bodies b(n);
+  const LawBodies b(n);
   std::vector<double> want, mag;
   b.oracle(3.0, want, mag);
   const tdmaps::LambdaMap<> map(n, 16, Triangle::strict_lower);
@@ -324,6 +328,7 @@ TEST(TEST_CATEGORY, pair_law_flush_converts_into_the_callers_output) {
 }
 
 TEST(TEST_CATEGORY, pair_law_rejects_bad_arguments) {
+  using namespace tdmaps_pair_law_test;
   const tdmaps::LambdaMap<> map(10, 16);
   Tallies small("small", 9);
   EXPECT_THROW(tdmaps::for_each_pair_law(Space(), map, IntLaw{}, small), std::invalid_argument);

@@ -134,6 +134,20 @@ void pair_law_host(const ExecSpace& space, const Map& map, int l, index_t begin,
   });
 }
 
+/// f(l, begin, end) for the omegas of part `part` of `parts` of map's league
+/// (parts > 1: a one-launch map), or for every launch of it (parts == 1).
+template <class Map, class F>
+void each_part_range(const Map& map, index_t part, index_t parts, F&& f) {
+  if constexpr (!has_multi_launch<Map>::value) {
+    if (parts > 1) {
+      const OmegaRange r = omega_range(map, part, parts);
+      f(0, r.begin, r.end);
+      return;
+    }
+  }
+  for (int l = 0; l < launches(map); ++l) f(l, index_t(0), league_size(map, l));
+}
+
 /// Part `part` of `parts` of the pairs (parts == 1: all of them, any block-space map; parts > 1: a one-launch map).
 template <class ExecSpace, class Map, class Law, class Out>
 void pair_law_run(const ExecSpace& space, const Map& map, index_t part, index_t parts, const Law& law, const Out& out,
@@ -144,25 +158,13 @@ void pair_law_run(const ExecSpace& space, const Map& map, index_t part, index_t 
   if constexpr (W > 1) {
     constexpr int R = law_rows<Law>::value;
     const Map macro = warp_walk_map(map, W * R);
-    if constexpr (!has_multi_launch<Map>::value) {
-      if (parts > 1) {
-        const OmegaRange r = omega_range(macro, part, parts);
-        pair_law_lanes<W, R>(space, macro, 0, r.begin, r.end, n, with_diagonal, law, out, hints, label);
-        return;
-      }
-    }
-    for (int l = 0; l < launches(macro); ++l)
-      pair_law_lanes<W, R>(space, macro, l, 0, league_size(macro, l), n, with_diagonal, law, out, hints, label);
+    each_part_range(macro, part, parts, [&](int l, index_t begin, index_t end) {
+      pair_law_lanes<W, R>(space, macro, l, begin, end, n, with_diagonal, law, out, hints, label);
+    });
   } else {
-    if constexpr (!has_multi_launch<Map>::value) {
-      if (parts > 1) {
-        const OmegaRange r = omega_range(map, part, parts);
-        pair_law_host(space, map, 0, r.begin, r.end, with_diagonal, law, out, hints, label);
-        return;
-      }
-    }
-    for (int l = 0; l < launches(map); ++l)
-      pair_law_host(space, map, l, 0, league_size(map, l), with_diagonal, law, out, hints, label);
+    each_part_range(map, part, parts, [&](int l, index_t begin, index_t end) {
+      pair_law_host(space, map, l, begin, end, with_diagonal, law, out, hints, label);
+    });
   }
 }
 

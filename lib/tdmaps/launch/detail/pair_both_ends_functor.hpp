@@ -71,6 +71,22 @@ KOKKOS_FORCEINLINE_FUNCTION void atomic_add_into(const Out& out, index_t i, cons
   }
 }
 
+/// One past row ti's last column in block t: all columns off the diagonal;
+/// on a diagonal block the columns tj < ti (tj <= ti with the diagonal).
+KOKKOS_FORCEINLINE_FUNCTION int pair_row_end(const Tile& t, int ti, bool include_diagonal) {
+  if (!t.diagonal()) return t.cols;
+  const int e = ti + (include_diagonal ? 1 : 0);
+  return e < t.cols ? e : t.cols;
+}
+
+/// Columns tj < this of block t receive a pair (on a diagonal block column
+/// tj gets rows ti > tj, or ti >= tj).
+KOKKOS_FORCEINLINE_FUNCTION int pair_cols_touched(const Tile& t, bool include_diagonal) {
+  if (!t.diagonal()) return t.rows > 0 ? t.cols : 0;
+  const int c = t.rows - (include_diagonal ? 0 : 1);
+  return c < t.cols ? c : t.cols;
+}
+
 /// for_each_pair_both_ends' team functor (the top of this file).
 template <class ExecSpace, class Map, class Kernel, class Out, class Traits>
 struct PairBothEndsFunctor {
@@ -101,21 +117,8 @@ struct PairBothEndsFunctor {
     }
   }
 
-  /// One past row ti's last column in block t: all columns off the diagonal;
-  /// on a diagonal block the columns tj < ti (tj <= ti with the diagonal).
-  KOKKOS_FORCEINLINE_FUNCTION int row_end(const Tile& t, int ti) const {
-    if (!t.diagonal()) return t.cols;
-    const int e = ti + (include_diagonal ? 1 : 0);
-    return e < t.cols ? e : t.cols;
-  }
-
-  /// Columns tj < this of block t receive a pair (on a diagonal block column
-  /// tj gets rows ti > tj, or ti >= tj).
-  KOKKOS_FORCEINLINE_FUNCTION int cols_touched(const Tile& t) const {
-    if (!t.diagonal()) return t.rows > 0 ? t.cols : 0;
-    const int c = t.rows - (include_diagonal ? 0 : 1);
-    return c < t.cols ? c : t.cols;
-  }
+  KOKKOS_FORCEINLINE_FUNCTION int row_end(const Tile& t, int ti) const { return pair_row_end(t, ti, include_diagonal); }
+  KOKKOS_FORCEINLINE_FUNCTION int cols_touched(const Tile& t) const { return pair_cols_touched(t, include_diagonal); }
 
   KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team) const {
     if constexpr (lane_walk<ExecSpace>())

@@ -198,17 +198,14 @@ struct PairLawHostWalk {
   KOKKOS_FORCEINLINE_FUNCTION void walk(const Tile& t) const {
     P cp[pair_max_rho];
     V cs[pair_max_rho];
-    // Columns tj < ncols receive a pair (on a diagonal block column tj gets the rows ti > tj, or ti >= tj).
-    const int touched = t.diagonal() ? t.rows - (with_diagonal ? 0 : 1) : (t.rows > 0 ? t.cols : 0);
-    const int ncols = touched < t.cols ? touched : t.cols;
+    const int ncols = pair_cols_touched(t, with_diagonal);
     for (int tj = 0; tj < ncols; ++tj) {
       cp[tj] = law.load(t.j0 + tj);
       cs[tj] = law_identity(law);
     }
     for (int ti = 0; ti < t.rows; ++ti) {
       const index_t i = t.i0 + ti;
-      int end = t.cols;
-      if (t.diagonal()) end = ti + (with_diagonal ? 1 : 0) < t.cols ? ti + (with_diagonal ? 1 : 0) : t.cols;
+      const int end = pair_row_end(t, ti, with_diagonal);
       if (end <= 0) continue;
       const P pi = law.load(i);
       V row = law_identity(law);
