@@ -82,10 +82,20 @@ KOKKOS_FORCEINLINE_FUNCTION void law_pair(const Law& law, index_t i, const typen
     law(a, b, to_a, to_b);
 }
 
+/// Law has a (non-template, non-overloaded) member named flush.
+template <class Law, class = void>
+struct law_names_flush : std::false_type {};
+template <class Law>
+struct law_names_flush<Law, std::void_t<decltype(&Law::flush)>> : std::true_type {};
+
 /// Adds point i's sum v into out: law.flush(out, i, v), or out(i) += v atomically.
 template <class Law, class Out>
 KOKKOS_FORCEINLINE_FUNCTION void law_flush(const Law& law, const Out& out, index_t i,
                                            const typename Law::value_type& v) {
+  static_assert(law_has_flush<Law, Out>::value || !law_names_flush<Law>::value,
+                "tdmaps::for_each_pair_law: the law has a flush that does not take this out (flush(const Out& out, "
+                "index_t i, const value_type& sum) const, Out = the View passed as out); without it out(i) would be "
+                "added into instead");
   if constexpr (law_has_flush<Law, Out>::value)
     law.flush(out, i, v);
   else
