@@ -54,3 +54,16 @@ def collision_mask(s):
 
 
 __all__ = ["tdmaps", "expected", "rtol", "grid_spheres", "collision_mask", "squareform"]
+
+
+class DLPackOnly:
+    """A host array known only through DLPack (as a PyTorch CPU tensor is)."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __dlpack__(self, stream=None):
+        return self.a.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self.a.__dlpack_device__()

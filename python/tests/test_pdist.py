@@ -4,7 +4,7 @@ layouts, metrics, maps, kernels and out=."""
 import numpy as np
 import pytest
 
-from conftest import expected, rtol, squareform, tdmaps
+from conftest import DLPackOnly, expected, rtol, squareform, tdmaps
 
 MAPS = ["bb", "hadouken", "h", "lambda", "rb", "rec", "utm"]
 SHAPES = [(2, 1), (3, 2), (7, 3), (31, 4), (33, 5), (97, 3), (101, 64), (257, 4), (1000, 2)]
@@ -154,19 +154,6 @@ def test_repeated_calls_and_module_info(rng):
     first = tdmaps.pdist(X)
     for _ in range(5):
         assert np.array_equal(tdmaps.pdist(X), first)
-
-
-class DLPackOnly:
-    """A host array known only through DLPack (as a PyTorch CPU tensor is)."""
-
-    def __init__(self, a):
-        self.a = a
-
-    def __dlpack__(self, stream=None):
-        return self.a.__dlpack__()
-
-    def __dlpack_device__(self):
-        return self.a.__dlpack_device__()
 
 
 def test_dlpack_host_arrays_in_place(rng):

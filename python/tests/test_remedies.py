@@ -9,25 +9,14 @@ read as PyTorch and CuPy arrays are (neither library is needed)."""
 import numpy as np
 import pytest
 
-from conftest import tdmaps
+from conftest import DLPackOnly, tdmaps
 
 from tdmaps import _tdmaps
 
 
-class _DLPackArray:
-    def __init__(self, a):
-        self.a = a
-
-    def __dlpack__(self, stream=None):
-        return self.a.__dlpack__()
-
-    def __dlpack_device__(self):
-        return self.a.__dlpack_device__()
-
-
-FakeTensor = type("Tensor", (_DLPackArray,), {"__module__": "torch"})
-FakeCupy = type("ndarray", (_DLPackArray,), {"__module__": "cupy._core.core"})
-FakeOther = type("Array", (_DLPackArray,), {"__module__": "jax.numpy"})
+FakeTensor = type("Tensor", (DLPackOnly,), {"__module__": "torch"})
+FakeCupy = type("ndarray", (DLPackOnly,), {"__module__": "cupy._core.core"})
+FakeOther = type("Array", (DLPackOnly,), {"__module__": "jax.numpy"})
 
 ASTYPE = {"torch": r"X\.to\(torch\.float64\)", "cupy": r"X\.astype\(cupy\.float64\)", "numpy": r"X\.astype\(np\.float64\)"}
 CONTIGUOUS = {"torch": r"X\.contiguous\(\)", "cupy": r"cupy\.ascontiguousarray\(X\)", "numpy": r"np\.ascontiguousarray\(X\)"}
