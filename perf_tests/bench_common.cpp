@@ -160,6 +160,8 @@ Own options (LIST: comma-separated numbers or first:last:step ranges):
                         (accelerations alone: the _acc laws); default both
   --nbody-iters=K       timed iterations of an nbody case (default 5, 3 or 1
                         by its size; each a batch of launches of >= 0.1 s)
+  --reduce-n=LIST       points of the pairlaw group's nearest, count and
+                        histogram cases (GPU default 1000000, host 20000)
   --iters=K             timed launches per case (GPU 20, host 5)
   --no-check            skip the output checks after timing
   --help, -h            this text (Kokkos' flags: --kokkos-help; Google
@@ -293,6 +295,9 @@ Options parse_options(int argc, char** argv, bool& show_help) {
     } else if (key == "--nbody-n") {
       need_value();
       o.nbody_n = parse_index_list(key, value);
+    } else if (key == "--reduce-n") {
+      need_value();
+      o.reduce_n = parse_index_list(key, value);
     } else if (key == "--nbody-rho") {
       need_value();
       o.nbody_rho = parse_int_list(key, value);
@@ -379,6 +384,7 @@ Options parse_options(int argc, char** argv, bool& show_help) {
     else
       o.nbody_n = o.quick ? std::vector<index_t>{1024} : std::vector<index_t>{1024, 2048, 4096};
   }
+  if (o.reduce_n.empty()) o.reduce_n = {on_gpu ? index_t(1000000) : index_t(20000)};
   if (!have_iters) o.iterations = on_gpu ? (o.quick ? 10 : 20) : (o.quick ? 3 : 5);
   if (!have_ceiling) o.ceiling_bytes = on_gpu ? (std::size_t(4) << 30) : (std::size_t(256) << 20);
   return o;

@@ -65,6 +65,7 @@ struct Options {
   std::vector<int> nbody_rho{32, 16};  ///< block sides of the nbody group's triangle variants
   std::vector<int> nbody_k{0};       ///< blocks per team of those (0: the library's default)
   int nbody_iters = 0;               ///< timed iterations of an nbody case (0: by its size)
+  std::vector<index_t> reduce_n;     ///< points of the pairlaw group's nearest / count / histogram cases
   std::vector<bool> nbody_energy{true, false};  ///< the nbody group's terms: with energy (true), accelerations alone
   int iterations = 20;               ///< timed launches per case
   bool check = true;                 ///< verify outputs after timing (errors counter)

@@ -10,8 +10,15 @@
 //     kde          a Gaussian kernel sum s_i = sum_j w_j exp(-|x_i - x_j|^2 / h^2), d = 3
 //       user       the law below (UserKde)
 //     nearest      tdmaps::edm::nearest_neighbour of fp32 points in [0, 1)^3 over
-//                  the whole triangle (the app's pair law, nearest_law.hpp), n = 10^6
+//                  the whole triangle (the app's pair law, nearest_law.hpp), n = --reduce-n (10^6)
 //       app
+//     count        tdmaps::edm::count_within (radius: a ball of 32 / n of the
+//                  unit cube, about 32 neighbours a point), the same points
+//       app        the app's call (the reduce form of the walk on GPUs: reduce_pair_law)
+//       element    the element walk it took before (reduce_pairs with the same kernel)
+//     histogram    tdmaps::edm::pair_histogram (100 bins, rmax 1), the same points
+//       app        the app's call (histogram_pair_law on GPUs)
+//       element    histogram_pairs with the same kernel
 //     map: lambda, and bb (the bounding box of the same run: I = t_bb / t_lambda)
 //
 // Counters (time_launches): ms_median, ms_min, pairs_per_s = n (n - 1) / 2 / t,
@@ -218,18 +225,22 @@ void run_kde(benchmark::State& state, index_t n) {
   state.counters["max_rel_err"] = worst;
 }
 
+/// n fp32 points uniform in [0, 1)^3 (seed 7).
+Kokkos::View<float**, Kokkos::LayoutRight, MemSpace> cube_points(index_t n) {
+  Kokkos::View<float**, Kokkos::LayoutRight, MemSpace> pts("pairlaw::points", static_cast<std::size_t>(n), 3);
+  auto h = Kokkos::create_mirror_view(pts);
+  std::mt19937_64 g(7u);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (index_t i = 0; i < n; ++i)
+    for (int c = 0; c < 3; ++c) h(i, c) = static_cast<float>(u(g));
+  Kokkos::deep_copy(pts, h);
+  return pts;
+}
+
 template <class Map>
 void run_nearest(benchmark::State& state, index_t n) {
   const ExecSpace space;
-  Kokkos::View<float**, Kokkos::LayoutRight, MemSpace> pts("pairlaw::nn_points", static_cast<std::size_t>(n), 3);
-  {
-    auto h = Kokkos::create_mirror_view(pts);
-    std::mt19937_64 g(7u);
-    std::uniform_real_distribution<double> u(0.0, 1.0);
-    for (index_t i = 0; i < n; ++i)
-      for (int c = 0; c < 3; ++c) h(i, c) = static_cast<float>(u(g));
-    Kokkos::deep_copy(pts, h);
-  }
+  const auto pts = cube_points(n);
   const Map map = make_map<Map>(n);
   Kokkos::View<tdmaps::edm::NearestKey*, MemSpace> keys("pairlaw::nn_keys", static_cast<std::size_t>(n));
   time_launches(state, 0.5 * static_cast<double>(n) * static_cast<double>(n - 1), 0.0, [&] {
@@ -237,6 +248,49 @@ void run_nearest(benchmark::State& state, index_t n) {
     tdmaps::edm::nearest_neighbour(space, pts, map, tdmaps::full_range(map), keys);
   });
   set_interactions(state, n);
+}
+
+/// count_within (radius: a ball of 32 / n of the cube) and pair_histogram (100 bins, rmax 1) of points
+/// in the unit cube: `app` the edm calls (the reduce walk on GPUs), `element`
+/// the element walk the app took before (reduce_pairs / histogram_pairs with
+/// the same kernels), in the same run. Counter `check`: the count, or the
+/// histogram's total, equal between the two.
+template <class Map>
+void run_count(benchmark::State& state, index_t n, bool app) {
+  const ExecSpace space;
+  const auto pts = cube_points(n);
+  const Map map = make_map<Map>(n);
+  // The ball of 32 / n of the cube's volume: about 32 neighbours a point (the peers' radius, perf_tests/peers/).
+  const double radius = std::cbrt(32.0 / static_cast<double>(n) * 3.0 / (4.0 * 3.141592653589793));
+  index_t c = 0;
+  time_launches(state, 0.5 * static_cast<double>(n) * static_cast<double>(n - 1), 0.0, [&] {
+    if (app) {
+      c = tdmaps::edm::count_within(space, pts, map, radius);
+    } else {
+      c = 0;
+      tdmaps::reduce_pairs(space, map, tdmaps::edm::detail::count_kernel<3>(pts, radius), Kokkos::Sum<index_t>(c));
+    }
+  });
+  state.counters["check"] = static_cast<double>(c);
+}
+
+template <class Map>
+void run_histogram(benchmark::State& state, index_t n, bool app) {
+  const ExecSpace space;
+  const auto pts = cube_points(n);
+  const Map map = make_map<Map>(n);
+  Kokkos::View<std::int64_t*, MemSpace> counts("pairlaw::hist", 100);
+  time_launches(state, 0.5 * static_cast<double>(n) * static_cast<double>(n - 1), 0.0, [&] {
+    Kokkos::deep_copy(space, counts, std::int64_t(0));
+    if (app)
+      tdmaps::edm::pair_histogram(space, pts, map, 1.0, counts);
+    else
+      tdmaps::histogram_pairs(space, map, tdmaps::edm::detail::histogram_kernel<3>(pts, 1.0, counts), counts);
+  });
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counts);
+  double total = 0;
+  for (std::size_t b = 0; b < h.extent(0); ++b) total += static_cast<double>(h(b));
+  state.counters["check"] = total;
 }
 
 std::string name(const std::string& law, const std::string& variant, const std::string& map, index_t n) {
@@ -262,13 +316,30 @@ void register_pair_law_benchmarks(const Options& o) {
     register_case(name("kde", "user", "bb", n), o, [n](benchmark::State& s) { run_kde<tdmaps::BoundingBoxMap>(s, n); })
         ->Iterations(iters);
   }
-  const index_t nn = on_gpu ? 1000000 : 20000;
-  register_case(name("nearest", "app", "lambda", nn), o,
-                [nn](benchmark::State& s) { run_nearest<tdmaps::LambdaMap<>>(s, nn); })
-      ->Iterations(3);
-  register_case(name("nearest", "app", "bb", nn), o,
-                [nn](benchmark::State& s) { run_nearest<tdmaps::BoundingBoxMap>(s, nn); })
-      ->Iterations(3);
+  for (const index_t nn : o.reduce_n) {
+    const int iters = nn >= 1000000 ? 3 : 5;
+    register_case(name("nearest", "app", "lambda", nn), o,
+                  [nn](benchmark::State& s) { run_nearest<tdmaps::LambdaMap<>>(s, nn); })
+        ->Iterations(iters);
+    register_case(name("nearest", "app", "bb", nn), o,
+                  [nn](benchmark::State& s) { run_nearest<tdmaps::BoundingBoxMap>(s, nn); })
+        ->Iterations(iters);
+    for (const bool app : {true, false}) {
+      const std::string v = app ? "app" : "element";
+      register_case(name("count", v, "lambda", nn), o,
+                    [nn, app](benchmark::State& s) { run_count<tdmaps::LambdaMap<>>(s, nn, app); })
+          ->Iterations(iters);
+      register_case(name("count", v, "bb", nn), o,
+                    [nn, app](benchmark::State& s) { run_count<tdmaps::BoundingBoxMap>(s, nn, app); })
+          ->Iterations(iters);
+      register_case(name("histogram", v, "lambda", nn), o,
+                    [nn, app](benchmark::State& s) { run_histogram<tdmaps::LambdaMap<>>(s, nn, app); })
+          ->Iterations(iters);
+      register_case(name("histogram", v, "bb", nn), o,
+                    [nn, app](benchmark::State& s) { run_histogram<tdmaps::BoundingBoxMap>(s, nn, app); })
+          ->Iterations(iters);
+    }
+  }
 }
 
 }  // namespace tdmaps_bench

@@ -3,8 +3,9 @@
 
 // tdmaps-edm --reduce hist | nn | count: the reductions of
 // tdmaps/edm/reduce.hpp over the pairs i < j, without the matrix. With MPI
-// ranks (common/ranks.hpp) each rank reduces its omega_range and one MPI
-// reduction finishes the result. Included by cli_reduce_fp32.cpp and
+// ranks (common/ranks.hpp) each rank reduces its part (the _part forms: its
+// omega_range, or its part of the GPU walk's league) and one MPI reduction
+// finishes the result. Included by cli_reduce_fp32.cpp and
 // cli_reduce_fp64.cpp only, which instantiate it for one precision each
 // (every reduction on every map). Part of the CLI, not installed.
 
@@ -72,15 +73,16 @@ ReduceResult reduce_on(const Map& map, const Kokkos::View<const Real**, Kokkos::
     if (o.what == "hist") {
       Kokkos::deep_copy(space, hist, std::int64_t(0));
       if constexpr (tdmaps::is_block_space_map_v<Map>) {
-        if (range.end > range.begin || ranks.size() == 1) {
-          if constexpr (!tdmaps::is_multi_launch_map_v<Map>) edm::pair_histogram(space, x, map, range, o.rmax, hist, run.hints);
-          else edm::pair_histogram(space, x, map, o.rmax, hist, run.hints);
-        }
+        // Each rank its part (the GPU walk's league split, or its omega range; an empty part adds nothing).
+        if constexpr (!tdmaps::is_multi_launch_map_v<Map>)
+          edm::pair_histogram_part(space, x, map, ranks.rank(), ranks.size(), o.rmax, hist, run.hints);
+        else
+          edm::pair_histogram(space, x, map, o.rmax, hist, run.hints);
       }
       space.fence();
     } else if (o.what == "count") {
       if constexpr (tdmaps::is_block_space_map_v<Map> && !tdmaps::is_multi_launch_map_v<Map>)
-        res.count = edm::count_within(space, x, map, range, o.radius, run.hints);
+        res.count = edm::count_within_part(space, x, map, ranks.rank(), ranks.size(), o.radius, run.hints);
       else
         res.count = edm::count_within(space, x, map, o.radius, run.hints);  // any map, utm included
     } else {

@@ -28,6 +28,7 @@
 #include <tdmaps/launch/omega_range3.hpp>
 #include <tdmaps/launch/pair_both_ends.hpp>
 #include <tdmaps/launch/pair_law.hpp>
+#include <tdmaps/launch/pair_reduce_law.hpp>
 #include <tdmaps/launch/reduce.hpp>
 #include <tdmaps/launch/run.hpp>
 #include <tdmaps/launch/team_policy.hpp>

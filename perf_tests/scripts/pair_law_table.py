@@ -2,7 +2,9 @@
 """The pair-law batch's table (device_pair_law.sh): per n, the user's gravity
 law against tdmaps::nbody::Forces on the same walk (the issue's "within 5%"),
 both against the GPU Gems twin of the same run and the CUDA samples' own
-kernel of the same call; the user KDE; lambda against bb (I = t_bb / t_lambda).
+kernel of the same call; the user KDE; nearest neighbour, count and histogram
+(the edm calls on the pair-law walks, and the element walk in the same run);
+lambda against bb (I = t_bb / t_lambda).
 
     python3 perf_tests/scripts/pair_law_table.py pairlaw.json [--anchor anchor.csv]
 
@@ -92,14 +94,33 @@ def main():
         if b:
             print("| %d | %.3f | %.3g | %s | %s | %.2g |" % (n, b["ms_median"], b["pairs_per_s"],
                   "-" if bb is None else "%.3f" % bb, ratio(bb, b["ms_median"]), b.get("max_rel_err", float("nan"))))
-    nn = sorted(k for k in rows if k.startswith("pairlaw/nearest/"))
-    if nn:
+    red = [k for k in rows if re.match(r"pairlaw/(nearest|count|histogram)/", k)]
+    if red:
         print()
-        print("nearest neighbour (the app's law), fp32, d = 3: ms, pairs/s = n (n - 1) / 2 / t")
-        print("| case | ms | pairs/s |")
-        print("| --- | --- | --- |")
-        for k in nn:
-            print("| %s | %.3f | %.3g |" % (k, rows[k]["ms_median"], rows[k]["pairs_per_s"]))
+        print("nearest neighbour, count (~32 neighbours) and histogram (100 bins, rmax 1), fp32, d = 3, uniform in the unit")
+        print("cube: ms, pairs/s = n (n - 1) / 2 / t; app = the edm call (the pair-law walks on GPUs), element = the")
+        print("element walk it took before, same run; I = t_bb / t_lambda; check = the count or the histogram's total")
+        print("| reduction | n | app lambda ms | pairs/s | app bb ms | I | element lambda ms | app vs element | check |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        keyed = {}
+        for k in red:
+            m = re.match(r"pairlaw/(\w+)/fp32/(\w+)/(\w+)/r32/n(\d+)$", k)
+            if m:
+                keyed[(m.group(1), m.group(2), m.group(3), int(m.group(4)))] = rows[k]
+        for what in ("nearest", "count", "histogram"):
+            for n in sorted({key[3] for key in keyed if key[0] == what}):
+                app = keyed.get((what, "app", "lambda", n))
+                appbb = keyed.get((what, "app", "bb", n))
+                el = keyed.get((what, "element", "lambda", n))
+                t = app["ms_median"] if app else None
+                tb = appbb["ms_median"] if appbb else None
+                te = el["ms_median"] if el else None
+                chk = "-"
+                if app and "check" in app:
+                    chk = "%d" % app["check"] + ("" if not el or el.get("check") == app["check"] else " (element %d)" % el["check"])
+                print("| %s | %d | %s | %s | %s | %s | %s | %s | %s |" % (
+                    what, n, "-" if t is None else "%.3f" % t, "-" if not app else "%.3g" % app["pairs_per_s"],
+                    "-" if tb is None else "%.3f" % tb, ratio(tb, t), "-" if te is None else "%.3f" % te, ratio(te, t), chk))
     errs = [b.get("max_rel_vs_forces") for k, b in rows.items() if "gravity_acc/fp32/user" in k]
     errs = [e for e in errs if e is not None]
     if errs:

@@ -87,6 +87,23 @@ void for_each_chunk(const ExecSpace& space, const OmegaRange& all, F&& f) {
   }
 }
 
+/// f(p, P) for the K sub-parts p = part K + k (k = 0 .. K - 1) of P = parts K
+/// that make up part `part` of `parts` (omega_range's boundaries nest: part
+/// p of P is sub-parts p K .. p K + K - 1 of P K), check_cancel() before
+/// each: the cancellation points of a GPU reduction through the _part forms
+/// (the pair-law walks split their own league). K from the part's pairs, at
+/// about 10^11 pairs a sub-part (a tenth of a second on a current GPU),
+/// 1 .. 4096. Only for results that do not depend on where the parts end.
+template <class F>
+void for_each_sub_part(index_t pairs, index_t part, index_t parts, F&& f) {
+  const index_t per = pairs / parts;
+  const index_t k = std::min<index_t>(4096, std::max<index_t>(1, per / 100000000000LL + 1));
+  for (index_t s = 0; s < k; ++s) {
+    check_cancel();
+    f(part * k + s, parts * k);
+  }
+}
+
 // The CLIs' size arithmetic and wording (apps/common/sizes.hpp): free host
 // memory (MemAvailable), "1.07 GB (1073741824 bytes)", a * b and a + b
 // saturated at INT64_MAX.

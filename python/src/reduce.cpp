@@ -67,15 +67,45 @@ void check_memory(const Request& r, const ArrayRef& x, index_t n, index_t d) {
 template <class Map>
 constexpr bool one_launch_v = is_block_space_map_v<Map> && !is_multi_launch_map_v<Map>;
 
-// One-launch maps reduce in chunks of their league (for_each_chunk: Ctrl-C
-// stops them between chunks); rec and hadouken (several launches) and utm
-// (no blocks) run whole.
+/// GPU backends: the pair-law walks split their own league (the _part forms).
+constexpr bool lane_walks = tdmaps::intrinsics::lane_width<ExecSpace>::value > 1;
+
+// One-launch maps reduce in pieces (Ctrl-C stops them between pieces): on
+// GPU backends sub-parts of the part (for_each_sub_part: the _part forms,
+// the reduce walk's league split), on host ones chunks of the part's omega
+// range (for_each_chunk); rec and hadouken (several launches) and utm (no
+// blocks) run whole.
+template <class Map, class Real>
+void hist_part(const ExecSpace& space, const Map& map, const PointsView<Real>& x, index_t part, index_t parts,
+               double rmax, const Kokkos::View<std::int64_t*, MemSpace>& counts) {
+  if constexpr (lane_walks)
+    for_each_sub_part(map.domain.elements(), part, parts, [&](index_t p, index_t P) {
+      edm::pair_histogram_part(space, x, map, static_cast<int>(p), static_cast<int>(P), rmax, counts);
+    });
+  else
+    for_each_chunk(space, omega_range(map, part, parts),
+                   [&](const OmegaRange& c) { edm::pair_histogram(space, x, map, c, rmax, counts); });
+}
+
+template <class Map, class Real>
+index_t count_part(const ExecSpace& space, const Map& map, const PointsView<Real>& x, index_t part, index_t parts,
+                   double radius) {
+  index_t count = 0;
+  if constexpr (lane_walks)
+    for_each_sub_part(map.domain.elements(), part, parts, [&](index_t p, index_t P) {
+      count += edm::count_within_part(space, x, map, static_cast<int>(p), static_cast<int>(P), radius);
+    });
+  else
+    for_each_chunk(space, omega_range(map, part, parts),
+                   [&](const OmegaRange& c) { count += edm::count_within(space, x, map, c, radius); });
+  return count;
+}
+
 template <class Map, class Real>
 void hist_map(const ExecSpace& space, const Map& map, const PointsView<Real>& x, double rmax,
               const Kokkos::View<std::int64_t*, MemSpace>& counts) {
   if constexpr (one_launch_v<Map>)
-    for_each_chunk(space, full_range(map),
-                   [&](const OmegaRange& c) { edm::pair_histogram(space, x, map, c, rmax, counts); });
+    hist_part(space, map, x, 0, 1, rmax, counts);
   else if constexpr (is_block_space_map_v<Map>)
     edm::pair_histogram(space, x, map, rmax, counts);  // utm: refused before
 }
@@ -88,13 +118,10 @@ void nn_map(const ExecSpace& space, const Map& map, const PointsView<Real>& x, c
 
 template <class Map, class Real>
 index_t count_map(const ExecSpace& space, const Map& map, const PointsView<Real>& x, double radius) {
-  index_t count = 0;
   if constexpr (one_launch_v<Map>)
-    for_each_chunk(space, full_range(map),
-                   [&](const OmegaRange& c) { count += edm::count_within(space, x, map, c, radius); });
+    return count_part(space, map, x, 0, 1, radius);
   else
-    count = edm::count_within(space, x, map, radius);  // any map, utm included
-  return count;
+    return edm::count_within(space, x, map, radius);  // any map, utm included
 }
 
 /// The reduction (a job of on_kokkos); `first` / `second` are the result arrays
@@ -216,13 +243,10 @@ index_t compute_part(const Request& r, const ArrayRef& x, index_t n, index_t d, 
       if (r.what == What::hist) {
         const auto counts = result_view<std::int64_t>(out, "tdmaps::python::hist");
         Kokkos::deep_copy(space, counts, std::int64_t(0));
-        // An empty part adds nothing (the CLI's ranks skip it too).
-        for_each_chunk(space, range,
-                       [&](const OmegaRange& c) { edm::pair_histogram(space, xv, map, c, r.rmax, counts); });
+        hist_part(space, map, xv, part, parts, r.rmax, counts);  // an empty part adds nothing
         copy_back(space, out, counts);
       } else if (r.what == What::count) {
-        for_each_chunk(space, range,
-                       [&](const OmegaRange& c) { count += edm::count_within(space, xv, map, c, r.radius); });
+        count = count_part(space, map, xv, part, parts, r.radius);
       } else {
         const auto keys = result_view<edm::NearestKey>(out, "tdmaps::python::nn_keys");
         Kokkos::deep_copy(space, keys, edm::nearest_init());

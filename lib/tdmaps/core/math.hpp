@@ -21,6 +21,11 @@ KOKKOS_INLINE_FUNCTION float sqrt_of(float x) { return TDMAPS_KOKKOS_MATH::sqrt(
 /// \brief Kokkos' sqrt of a double.
 KOKKOS_INLINE_FUNCTION double sqrt_of(double x) { return TDMAPS_KOKKOS_MATH::sqrt(x); }
 
+/// \brief Kokkos' exp of a float.
+KOKKOS_INLINE_FUNCTION float exp_of(float x) { return TDMAPS_KOKKOS_MATH::exp(x); }
+/// \brief Kokkos' exp of a double.
+KOKKOS_INLINE_FUNCTION double exp_of(double x) { return TDMAPS_KOKKOS_MATH::exp(x); }
+
 /// \brief Kokkos' fabs of a float.
 KOKKOS_INLINE_FUNCTION float fabs_of(float x) { return TDMAPS_KOKKOS_MATH::fabs(x); }
 /// \brief Kokkos' fabs of a double.

@@ -17,8 +17,11 @@
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/edm/element.hpp>
 #include <tdmaps/edm/pair_column.hpp>
+#include <tdmaps/edm/point_law.hpp>
+#include <tdmaps/kokkos_ext/lanes.hpp>
 #include <tdmaps/launch/hints.hpp>
 #include <tdmaps/launch/omega_range.hpp>
+#include <tdmaps/launch/pair_reduce_law.hpp>
 #include <tdmaps/launch/reduce.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -28,6 +31,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace tdmaps {
 namespace edm {
@@ -163,6 +167,45 @@ HistogramKernel<typename Points::non_const_value_type, Points, D> histogram_kern
   return {points, make_bins<Real>(rmax, static_cast<int>(counts.extent(0)))};
 }
 
+/// pair_histogram's pair law (histogram_pair_law) for points of D = 2 .. 4
+/// coordinates back to back: the bin of the distance, -1 for none; the
+/// same bins as HistogramKernel (point_law.hpp: the same squared distance).
+template <class Real, int D>
+struct BinLaw : PointLaw<Real, D> {
+  using typename PointLaw<Real, D>::point_type;
+  HistBins<Real> bin;
+  KOKKOS_FORCEINLINE_FUNCTION int operator()(const point_type& a, const point_type& b) const {
+    return bin(sqrt_real(PointLaw<Real, D>::sq(a, b)));
+  }
+};
+
+/// On GPU backends, points of D = 2 .. 4 coordinates back to back: the law
+/// above through the public histogram_pair_law walk over part `part` of
+/// `parts` of its league, and true; otherwise false (the caller runs
+/// histogram_pairs).
+template <class ExecSpace, class Points, class Map, class Counts, int D>
+bool histogram_law_if(const ExecSpace& space, const Points& points, const Map& map, index_t part, index_t parts,
+                      double rmax, const Counts& counts, const LaunchHints& hints, const std::string& label,
+                      std::integral_constant<int, D>) {
+  if constexpr (intrinsics::lane_width<ExecSpace>::value > 1 && D >= 2) {
+    using Real = typename Points::non_const_value_type;
+    BinLaw<Real, D> law;
+    law.x = points.data();
+    law.bin = make_bins<Real>(rmax, static_cast<int>(counts.extent(0)));
+    if (map.domain.n < 2) return true;
+    if constexpr (!is_multi_launch_map_v<Map>) {
+      if (parts > 1) {
+        histogram_pair_law_part(space, map, part, parts, law, counts, PairDiagonal::exclude, label, hints);
+        return true;
+      }
+    }
+    histogram_pair_law(space, map, law, counts, PairDiagonal::exclude, label, hints);
+    return true;
+  }
+  (void)space, (void)points, (void)map, (void)part, (void)parts, (void)rmax, (void)counts, (void)hints, (void)label;
+  return false;
+}
+
 }  // namespace detail
 
 /// pair_histogram over the omegas of `range` (reduce.hpp).
@@ -170,9 +213,13 @@ template <class ExecSpace, class Points, class Map, class Counts>
 void pair_histogram(const ExecSpace& space, const Points& points, const Map& map, const OmegaRange& range, double rmax,
                     const Counts& counts, const LaunchHints& hints = LaunchHints()) {
   detail::check_histogram(points, map, rmax, counts);
+  const std::string label = std::string("tdmaps::edm::histogram::") + Map::name;
   detail::with_dims(points, [&](auto dims) {
+    if (range.begin == 0 && range.end == tdmaps::detail::league_size(map, 0) &&
+        detail::histogram_law_if(space, points, map, 0, 1, rmax, counts, hints, label, dims))
+      return;
     histogram_pairs(space, map, range, detail::histogram_kernel<decltype(dims)::value>(points, rmax, counts), counts,
-                    std::string("tdmaps::edm::histogram::") + Map::name, hints);
+                    label, hints);
   });
 }
 
@@ -181,9 +228,32 @@ template <class ExecSpace, class Points, class Map, class Counts>
 void pair_histogram(const ExecSpace& space, const Points& points, const Map& map, double rmax, const Counts& counts,
                     const LaunchHints& hints = LaunchHints()) {
   detail::check_histogram(points, map, rmax, counts);
+  const std::string label = std::string("tdmaps::edm::histogram::") + Map::name;
   detail::with_dims(points, [&](auto dims) {
-    histogram_pairs(space, map, detail::histogram_kernel<decltype(dims)::value>(points, rmax, counts), counts,
-                    std::string("tdmaps::edm::histogram::") + Map::name, hints);
+    if (detail::histogram_law_if(space, points, map, 0, 1, rmax, counts, hints, label, dims)) return;
+    histogram_pairs(space, map, detail::histogram_kernel<decltype(dims)::value>(points, rmax, counts), counts, label,
+                    hints);
+  });
+}
+
+/// pair_histogram over part `part` of `parts` of the triangle of a one-launch
+/// map (bb, lambda): the parts' counts added (MPI ranks) give the whole
+/// triangle's. On GPU backends, points of 2 to 4 coordinates back to back
+/// split the pair-law walk's league (histogram_pair_law_part); elsewhere the
+/// part is omega_range(map, part, parts).
+template <class ExecSpace, class Points, class Map, class Counts>
+void pair_histogram_part(const ExecSpace& space, const Points& points, const Map& map, int part, int parts,
+                         double rmax, const Counts& counts, const LaunchHints& hints = LaunchHints()) {
+  static_assert(!is_multi_launch_map_v<Map>, "tdmaps::edm::pair_histogram_part: a one-launch map (bb, lambda)");
+  if (parts < 1 || part < 0 || part >= parts)
+    throw std::invalid_argument("tdmaps::edm::pair_histogram_part: part " + std::to_string(part) + " of " +
+                                std::to_string(parts) + " (need parts >= 1 and 0 <= part < parts)");
+  detail::check_histogram(points, map, rmax, counts);
+  const std::string label = std::string("tdmaps::edm::histogram::") + Map::name;
+  detail::with_dims(points, [&](auto dims) {
+    if (detail::histogram_law_if(space, points, map, part, parts, rmax, counts, hints, label, dims)) return;
+    histogram_pairs(space, map, omega_range(map, part, parts),
+                    detail::histogram_kernel<decltype(dims)::value>(points, rmax, counts), counts, label, hints);
   });
 }
 

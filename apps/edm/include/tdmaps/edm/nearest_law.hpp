@@ -11,12 +11,13 @@
 // distance (>= +0, so the same order) with NaN as 0xffffffff, and turn into
 // the ordered bits when flushed (atomic min) once per block for columns and
 // once per row segment for rows; a key that saw only NaN distances is not
-// flushed (nobody's nearest). The squared distance is ColumnPoint::sq's
-// (row minus column, summed in order), bit for bit.
+// flushed (nobody's nearest). The squared distance is PointLaw::sq's
+// (point_law.hpp: ColumnPoint::sq's, bit for bit).
 //
 // Not API (tdmaps::edm::detail).
 
 #include <tdmaps/core/types.hpp>
+#include <tdmaps/edm/point_law.hpp>
 #include <tdmaps/kokkos_ext/intrinsics.hpp>
 #include <tdmaps/launch/reduce.hpp>
 
@@ -29,21 +30,13 @@ namespace edm {
 namespace detail {
 
 template <int D, class Keys>
-struct NearestLaw {
+struct NearestLaw : PointLaw<float, D> {
   using Key = unsigned long long;  // the native 64-bit atomics and shuffles of the GPU backends
-  struct point_type {
-    float p[D];
-  };
+  using typename PointLaw<float, D>::point_type;
   using value_type = Key;
   static constexpr Key none = ~Key(0);
-  const float* x = nullptr;  ///< n x D, back to back
 
   KOKKOS_FORCEINLINE_FUNCTION Key identity() const { return none; }
-  KOKKOS_FORCEINLINE_FUNCTION point_type load(index_t i) const {
-    point_type a;
-    for (int k = 0; k < D; ++k) a.p[k] = x[i * D + k];
-    return a;
-  }
 
   /// The walk's key of a squared distance s and a partner.
   KOKKOS_FORCEINLINE_FUNCTION static Key walk_key(float s, index_t partner) {
@@ -53,11 +46,7 @@ struct NearestLaw {
 
   KOKKOS_FORCEINLINE_FUNCTION void operator()(index_t i, const point_type& a, index_t j, const point_type& b, Key& ka,
                                               Key& kb) const {
-    float sq = 0;  // ColumnPoint::sq: row minus column, summed in order
-    for (int k = 0; k < D; ++k) {
-      const float t = a.p[k] - b.p[k];
-      sq += t * t;
-    }
+    const float sq = PointLaw<float, D>::sq(a, b);
     const Key to_a = walk_key(sq, j), to_b = walk_key(sq, i);
     ka = to_a < ka ? to_a : ka;
     kb = to_b < kb ? to_b : kb;

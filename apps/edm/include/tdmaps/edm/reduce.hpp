@@ -11,6 +11,14 @@
 //       edges); B = counts.extent(0), 1 .. 2^24; pairs at or beyond rmax are
 //       not counted.
 //   count_within(space, points, map[, range], radius) -> #{pairs |x_i - x_j| < radius}
+//   count_within_part / pair_histogram_part(space, points, map, part, parts, ...)
+//       the same over part `part` of `parts` (MPI ranks: add the parts up).
+//       On GPU backends, points of 2 to 4 coordinates back to back over a
+//       whole triangle or a part take the public reduce form of the pair-law
+//       walk (tdmaps::reduce_pair_law, histogram_pair_law: a count per lane
+//       in registers, a histogram's bins in team scratch; the same pairs and
+//       bins as the element walk, point_law.hpp); a range and every other
+//       case take reduce_pairs and histogram_pairs.
 //   nearest_neighbour(space, points, map[, range], keys)
 //       keys(i) = the nearest other point of i, as a NearestKey (decode with
 //       nearest_index / nearest_distance); ties go to the smaller index.
@@ -31,14 +39,17 @@
 
 #include <tdmaps/core/domain.hpp>
 #include <tdmaps/core/types.hpp>
+#include <tdmaps/edm/count.hpp>
 #include <tdmaps/edm/element.hpp>
 #include <tdmaps/edm/histogram.hpp>
 #include <tdmaps/edm/nearest_law.hpp>
 #include <tdmaps/edm/pair_column.hpp>
+#include <tdmaps/edm/point_law.hpp>
 #include <tdmaps/launch/hints.hpp>
 #include <tdmaps/kokkos_ext/lanes.hpp>
 #include <tdmaps/launch/omega_range.hpp>
 #include <tdmaps/launch/pair_law.hpp>
+#include <tdmaps/launch/pair_reduce_law.hpp>
 #include <tdmaps/launch/reduce.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -61,49 +72,6 @@ namespace edm {
 using NearestKey = std::uint64_t;
 
 namespace detail {
-
-/// The smallest squared distance s >= 0 whose distance sqrt_of(s) is not
-/// below r (+inf when r is +inf): sqrt_of is correctly rounded, so it is
-/// monotone and sqrt_of(s) < r exactly when s < sq_threshold(r). Found by
-/// bisection over the bit patterns of the non-negative Reals (ordered as
-/// their values); r <= 0 gives 0.
-template <class Real>
-Real sq_threshold(Real r) {
-  using Bits = std::conditional_t<sizeof(Real) == 4, std::uint32_t, std::uint64_t>;
-  if (!(r > Real(0))) return Real(0);
-  const auto value = [](Bits b) {
-    Real v;
-    std::memcpy(&v, &b, sizeof v);
-    return v;
-  };
-  const Real inf = std::numeric_limits<Real>::infinity();
-  Bits lo = 0, hi;  // sqrt_of(value(lo)) < r (value 0, r > 0) and sqrt_of(value(hi)) >= r (+inf)
-  std::memcpy(&hi, &inf, sizeof hi);
-  while (hi - lo > 1) {
-    const Bits mid = lo + (hi - lo) / 2;
-    if (sqrt_real(value(mid)) >= r) hi = mid;
-    else lo = mid;
-  }
-  return value(hi);
-}
-
-/// count_within's kernel: the distance below the radius, as a comparison of
-/// the squared distance with sq_threshold(radius) (no square root per pair;
-/// the same pairs as direct_dist(...) < radius).
-template <class Real, class Points, int D>
-struct CountKernel {
-  Points x;
-  Real threshold;  // sq_threshold(radius)
-  struct Column {
-    ColumnPoint<Real, D> p;
-    Real threshold;
-    KOKKOS_FORCEINLINE_FUNCTION void operator()(const index_t i, const index_t, index_t& c) const {
-      c += p.sq(i) < threshold ? 1 : 0;
-    }
-  };
-  KOKKOS_FORCEINLINE_FUNCTION Column column(const index_t j) const { return {column_point<D>(x, j), threshold}; }
-  KOKKOS_FUNCTION void operator()(const index_t i, const index_t j, index_t& c) const { column(j)(i, j, c); }
-};
 
 /// fp32: the whole key in one pass (NaN: no key).
 template <class Points, int D>
@@ -195,50 +163,6 @@ bool nearest_warp_if(const ExecSpace& space, const Points& points, const Map& ma
 
 /// What keys start as: no neighbour.
 KOKKOS_INLINE_FUNCTION constexpr NearestKey nearest_init() { return ~NearestKey(0); }
-
-namespace detail {
-template <int D, class Points>
-CountKernel<typename Points::non_const_value_type, Points, D> count_kernel(const Points& points, double radius) {
-  using Real = typename Points::non_const_value_type;
-  return {points, sq_threshold(static_cast<Real>(radius))};
-}
-}  // namespace detail
-
-namespace detail {
-/// The checks and the dims dispatch of both count_within overloads; `launch`
-/// runs reduce_pairs with the kernel, the reducer and the label.
-template <class Points, class Map, class Launch>
-index_t count_within_with(const Points& points, const Map& map, double radius, const Launch& launch) {
-  using Real = typename Points::non_const_value_type;
-  check_points<Real>(points, "tdmaps::edm::count_within");
-  check_map(map, points.extent(0), "tdmaps::edm::count_within");
-  if (std::isnan(radius)) throw std::invalid_argument("tdmaps::edm::count_within: radius is NaN");
-  index_t c = 0;
-  with_dims(points, [&](auto dims) {
-    launch(count_kernel<decltype(dims)::value>(points, radius), Kokkos::Sum<index_t>(c),
-           std::string("tdmaps::edm::count::") + Map::name);
-  });
-  return c;
-}
-}  // namespace detail
-
-/// \brief count_within over the omegas of `range`.
-template <class ExecSpace, class Points, class Map>
-index_t count_within(const ExecSpace& space, const Points& points, const Map& map, const OmegaRange& range,
-                     double radius, const LaunchHints& hints = LaunchHints()) {
-  return detail::count_within_with(points, map, radius, [&](const auto& kernel, const auto& sum, const std::string& label) {
-    reduce_pairs(space, map, range, kernel, sum, label, hints);
-  });
-}
-
-/// \brief count_within over the whole triangle (any map).
-template <class ExecSpace, class Points, class Map>
-index_t count_within(const ExecSpace& space, const Points& points, const Map& map, double radius,
-                     const LaunchHints& hints = LaunchHints()) {
-  return detail::count_within_with(points, map, radius, [&](const auto& kernel, const auto& sum, const std::string& label) {
-    reduce_pairs(space, map, kernel, sum, label, hints);
-  });
-}
 
 /// nearest_neighbour over the omegas of `range` (keys start as nearest_init()).
 /// fp64 keys between ranges are pass-1 keys: finish_nearest turns them into

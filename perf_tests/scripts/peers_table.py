@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""The peers batch's table (device_peers.sh): per reduction and n, tdmaps'
+time (the pairlaw group's app cases, lambda map) beside ArborX 2.1's BVH and
+BruteForce and chunked torch.cdist (matmul and exact modes), all from the
+same device call, fp32, uniform points in the unit cube, d = 3; the peers'
+d = 8 rows after (tdmaps' past d = 4 is the any-dimension work).
+
+    python3 perf_tests/scripts/peers_table.py pairlaw.json --arborx arborx.csv --torch torch_*.csv
+
+A ratio is the peer's time over tdmaps' (above 1: tdmaps is faster)."""
+
+import argparse
+import csv
+import json
+import os
+import re
+import sys
+
+
+def load_tdmaps(path):
+    with open(path) as f:
+        text = f.read()
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:  # a run cut off: the cases up to the last complete one
+        cut = text.rfind("}\n    ,")
+        data = json.loads(text[: cut + 1] + "]}") if cut > 0 else {"benchmarks": []}
+    out = {}
+    for b in data.get("benchmarks", []):
+        if b.get("error_occurred"):
+            continue
+        name = b["name"].split("/manual_time")[0].split("/iterations")[0]
+        m = re.match(r"pairlaw/(nearest|count|histogram|kde)/fp32/(app|user)/lambda/r32/n(\d+)$", name)
+        if m:
+            q = {"nearest": "nn"}.get(m.group(1), m.group(1))
+            out[(q, 3, int(m.group(3)))] = b["ms_median"]
+    return out
+
+
+def load_peers(paths):
+    out = {}
+    for path in paths:
+        if not path or not os.path.exists(path):
+            continue
+        with open(path) as f:
+            for r in csv.reader(f):
+                if len(r) < 10 or r[0] == "peer":
+                    continue
+                try:
+                    out[(r[0] + " " + r[1], r[2], int(r[3]), int(r[4]))] = float(r[6])
+                except ValueError:
+                    continue
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("json")
+    ap.add_argument("--arborx", default="")
+    ap.add_argument("--torch", nargs="*", default=[])
+    a = ap.parse_args()
+    td = load_tdmaps(a.json) if os.path.exists(a.json) else {}
+    peers = load_peers([a.arborx] + a.torch)
+    methods = ["arborx bvh", "arborx bruteforce", "torch cdist_mm", "torch cdist_exact"]
+    labels = {"nn": "nearest neighbour", "count": "radius count (~32 neighbours)", "kde": "Gaussian kernel sum"}
+    print("same device call, fp32, uniform in [0, 1)^d: median ms (peer / tdmaps)")
+    print("| reduction | d | n | tdmaps | " + " | ".join(methods) + " |")
+    print("| --- | --- | --- | --- | " + " | ".join("---" for _ in methods) + " |")
+    keys = sorted({(q, d, n) for (q, d, n) in td} | {(q, d, n) for (_, q, d, n) in peers},
+                  key=lambda k: (["nn", "count", "kde", "histogram"].index(k[0]) if k[0] in
+                                 ("nn", "count", "kde", "histogram") else 9, k[1], k[2]))
+    for q, d, n in keys:
+        t = td.get((q, d, n))
+        cells = []
+        for m in methods:
+            p = peers.get((m, q, d, n))
+            if p is None:
+                cells.append("-")
+            elif t is None:
+                cells.append("%.3f" % p)
+            else:
+                cells.append("%.3f (%.2f)" % (p, p / t))
+        if t is None and all(c == "-" for c in cells):
+            continue
+        print("| %s | %d | %d | %s | %s |" % (labels.get(q, q), d, n, "-" if t is None else "%.3f" % t,
+                                           " | ".join(cells)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
