@@ -3,13 +3,15 @@
 // diagonal apart, a user's closest pair (identity and join: a minimum), an
 // exact integer histogram law, a fp32 count within a radius, for every
 // block-space map, whole and by parts; the lane walks themselves run on the
-// host (one lane; 1, 3 and 4 rows; histograms' scratch and atomic forms).
+// host (one lane; 1, 3 and 4 rows), and a histogram's three ways of counting
+// (lane columns, team bins, atomics) at the backend's own lane width.
 #include "oracle.hpp"
 
 #include <tdmaps/tdmaps.hpp>
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -141,18 +143,38 @@ void check_lanes(index_t n, Triangle t, PairDiagonal d, int parts) {
       const index_t b = size * p / parts, e = size * (p + 1) / parts;
       tdmaps::detail::reduce_law_lanes<W, R>(Space(), macro, l, b, e, n, diag, IntSum{}, got, tdmaps::LaunchHints(),
                                              "lanes");
-      tdmaps::detail::bin_law_lanes<W, R, 1, false>(Space(), macro, l, b, e, n, diag, IntBin{}, scratch,
-                                                    tdmaps::LaunchHints(), "lanes");
-      tdmaps::detail::bin_law_lanes<W, R, 1, true>(Space(), macro, l, b, e, n, diag, IntBin{}, global,
-                                                   tdmaps::LaunchHints(), "lanes");
+      tdmaps::detail::bin_law_lanes<W, R, 1, tdmaps::detail::BinMode::lanes>(Space(), macro, l, b, e, n, diag, IntBin{},
+                                                                             scratch, tdmaps::LaunchHints(), "lanes");
+      tdmaps::detail::bin_law_lanes<W, R, 1, tdmaps::detail::BinMode::global>(
+          Space(), macro, l, b, e, n, diag, IntBin{}, global, tdmaps::LaunchHints(), "lanes");
     }
   }
   const std::string what = std::string("lanes ") + Map::name + " R " + std::to_string(R) + " n " + std::to_string(n);
   const Tally want = int_oracle(n, diag);
   EXPECT_EQ(got.calls, want.calls) << what;
   EXPECT_EQ(got.sum, want.sum) << what;
-  expect_counts(scratch, bin_oracle(n, diag, 10), what + " scratch bins");
+  expect_counts(scratch, bin_oracle(n, diag, 10), what + " lane columns");
   expect_counts(global, bin_oracle(n, diag, 10), what + " atomic bins");
+}
+
+/// A histogram law's walk as each BinMode counts, at this backend's lane
+/// width (teams of bin_walk_warps walkers on GPUs), whole and in 3 parts.
+template <tdmaps::detail::BinMode Mode>
+void check_bin_mode(index_t n, int bins) {
+  constexpr int W = tdmaps::intrinsics::lane_width<Space>::value;
+  constexpr int T = W > 1 ? tdmaps::detail::bin_walk_warps : 1;
+  const tdmaps::LambdaMap<> map(n, 32, Triangle::strict_lower);
+  const auto macro = tdmaps::detail::warp_walk_map(map, W * 4);
+  const index_t size = tdmaps::detail::league_size(macro, 0);
+  Counts whole("whole", static_cast<std::size_t>(bins)), parts("parts", static_cast<std::size_t>(bins));
+  tdmaps::detail::bin_law_lanes<W, 4, T, Mode>(Space(), macro, 0, 0, size, n, false, IntBin{}, whole,
+                                               tdmaps::LaunchHints(), "modes");
+  for (int p = 0; p < 3; ++p)
+    tdmaps::detail::bin_law_lanes<W, 4, T, Mode>(Space(), macro, 0, size * p / 3, size * (p + 1) / 3, n, false,
+                                                 IntBin{}, parts, tdmaps::LaunchHints(), "modes");
+  const std::string what = "mode " + std::to_string(static_cast<int>(Mode)) + " n " + std::to_string(n);
+  expect_counts(whole, bin_oracle(n, false, bins), what);
+  expect_counts(parts, bin_oracle(n, false, bins), what + " 3 parts");
 }
 
 /// Points in the unit cube, fp32, fixed seed.
@@ -167,11 +189,14 @@ struct Cloud {
       for (int c = 0; c < 3; ++c) h[std::size_t(3 * i + c)] = hm(i, c) = u(g);
     Kokkos::deep_copy(x, hm);
   }
-  float sq(index_t i, index_t j) const {  // as the laws below compute it
+  float sq(index_t i, index_t j) const {  // as the laws below compute it (nvcc contracts to fused multiply-adds)
     float s = 0;
     for (int c = 0; c < 3; ++c) {
       const float t = h[std::size_t(3 * i + c)] - h[std::size_t(3 * j + c)];
-      s += t * t;
+      if (tdmaps::is_gpu_space<Space>::value)
+        s = std::fma(t, t, s);
+      else
+        s += t * t;
     }
     return s;
   }
@@ -237,6 +262,17 @@ TEST(TEST_CATEGORY, pair_reduce_law_lane_walks_on_one_lane_match_the_nested_loop
         check_lanes<1, 4, tdmaps::RecursiveMap>(n, t, d, 1);
         check_lanes<1, 3, tdmaps::HadoukenMap>(n, t, d, 1);
       }
+}
+
+TEST(TEST_CATEGORY, pair_reduce_law_histogram_modes_match_the_nested_loop) {
+  using namespace tdmaps_reduce_law_test;
+  using tdmaps::detail::BinMode;
+  for (const index_t n : {2, 129, 1000})
+    for (const int bins : {1, 10}) {
+      check_bin_mode<BinMode::lanes>(n, bins);
+      check_bin_mode<BinMode::shared>(n, bins);
+      check_bin_mode<BinMode::global>(n, bins);
+    }
 }
 
 TEST(TEST_CATEGORY, pair_reduce_law_user_count_and_closest_pair_match_the_nested_loop) {

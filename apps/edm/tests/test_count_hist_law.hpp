@@ -121,8 +121,8 @@ void check(index_t n) {
     const index_t size = tdmaps::detail::league_size(macro, 0);
     tdmaps::detail::reduce_law_lanes<1, 4>(Space(), macro, 0, 0, size, n, false, count, got, tdmaps::LaunchHints(),
                                            "lanes");
-    tdmaps::detail::bin_law_lanes<1, 4, 1, false>(Space(), macro, 0, 0, size, n, false, bin, lanes,
-                                                  tdmaps::LaunchHints(), "lanes");
+    tdmaps::detail::bin_law_lanes<1, 4, 1, tdmaps::detail::BinMode::lanes>(Space(), macro, 0, 0, size, n, false, bin,
+                                                                           lanes, tdmaps::LaunchHints(), "lanes");
     EXPECT_EQ(got, want) << what << " lane walk";
     expect_hist(lanes, "lane walk");
   }

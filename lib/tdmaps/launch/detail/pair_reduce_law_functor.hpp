@@ -17,10 +17,12 @@
 // - SumSink: a value per lane in registers (the law's identity, then
 //   law(a, b, acc) per pair), joined across the lanes once per team and
 //   written to the team's slot of a partials View (the caller folds them).
-// - BinSink: counts per bin in team scratch (uint32), one shared-memory
-//   add per pair, added to the output once per team and nonzero bin; the
-//   Global form (bins past a team's scratch) adds into the output with an
-//   atomic per pair.
+// - BinSink: counts per bin in team scratch (uint32), added to the output
+//   once per team and nonzero bin: where a column of bins per lane fits
+//   (BinMode::lanes), each lane increments its own column, one bank per
+//   lane, no atomic; else (BinMode::shared) the team's bins, a shared-memory
+//   atomic add per pair; past a team's scratch (BinMode::global) an atomic
+//   add per pair into the output.
 
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/kokkos_ext/intrinsics.hpp>
@@ -102,55 +104,93 @@ struct SumSink {
   }
 };
 
-/// BinSink: counts(b) += the pairs whose law result is b, b in [0, bins).
-template <class Counts, bool Global>
+/// How a BinSink counts (the top of this file).
+enum class BinMode {
+  lanes,   ///< a column of bins per lane in team scratch, plain increments (no conflict, no atomic)
+  shared,  ///< the team's bins in team scratch, a shared-memory atomic add per pair
+  global   ///< an atomic add per pair into the output (bins past a team's scratch)
+};
+
+/// BinSink: counts(b) += the pairs whose law result is b, b in [0, bins),
+/// for teams of T walkers of W lanes.
+template <class Counts, BinMode Mode, int W = 1, int T = 1>
 struct BinSink {
-  using acc_type = std::uint32_t*;  // the team's bins in scratch (null: Global)
+  /// The team's bins (null: global) and where a pair of this lane counts (lanes: its column).
+  struct Bins {
+    std::uint32_t* team;
+    std::uint32_t* mine;
+  };
+  using acc_type = Bins;
   Counts counts;
   int bins = 0;
 
-  static std::size_t scratch_bytes(int bins) { return Global ? 0 : sizeof(std::uint32_t) * std::size_t(bins); }
+  /// Team scratch of `bins` bins.
+  static std::size_t scratch_bytes(int bins) {
+    const std::size_t words = Mode == BinMode::lanes    ? std::size_t(bins) * W * T
+                              : Mode == BinMode::shared ? std::size_t(bins)
+                                                        : 0;
+    return sizeof(std::uint32_t) * words;
+  }
   KOKKOS_FORCEINLINE_FUNCTION unsigned long long* out(int b) const {
     return reinterpret_cast<unsigned long long*>(&counts(b));
   }
   template <class Law, class Member>
-  KOKKOS_FORCEINLINE_FUNCTION std::uint32_t* open(const Law&, const Member& team) const {
-    if constexpr (Global) {
+  KOKKOS_FORCEINLINE_FUNCTION Bins open(const Law&, const Member& team) const {
+    if constexpr (Mode == BinMode::global) {
       (void)team;
-      return nullptr;
+      return {nullptr, nullptr};
     } else {
+      // Taken once per team: Kokkos' team scratch is not handed back between takes.
       std::uint32_t* h = static_cast<std::uint32_t*>(
-          team.team_scratch(0).get_shmem_aligned(sizeof(std::uint32_t) * bins, tile_scratch_alignment));
-      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, bins), [&](const int b) { h[b] = 0; });
+          team.team_scratch(0).get_shmem_aligned(scratch_bytes(bins), tile_scratch_alignment));
+      const int words = static_cast<int>(scratch_bytes(bins) / sizeof(std::uint32_t));
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, words), [&](const int k) { h[k] = 0; });
       team.team_barrier();
-      return h;
+      if constexpr (Mode == BinMode::lanes) {
+        // Walker t's bins at t bins W; lane l's column: word b W + l is its bin b.
+        const int lane = W > 1 ? intrinsics::warp_lane() & (W - 1) : 0;
+        return {h, h + static_cast<std::size_t>(team.team_rank()) * bins * W + lane};
+      } else {
+        return {h, h};
+      }
     }
   }
   template <class Law>
   KOKKOS_FORCEINLINE_FUNCTION void pair(const Law& law, index_t i, const typename Law::point_type& a, index_t j,
-                                        const typename Law::point_type& b, std::uint32_t* h) const {
+                                        const typename Law::point_type& b, const Bins& h) const {
     int bin;
     if constexpr (bin_law_takes_indices<Law>::value)
       bin = law(i, a, j, b);
     else
       bin = law(a, b);
     if (static_cast<unsigned>(bin) >= static_cast<unsigned>(bins)) return;
-    if constexpr (Global) {
+    if constexpr (Mode == BinMode::lanes) {
+      h.mine[bin * W] += 1u;  // this lane's own word: bank l of every row of W words
+    } else if constexpr (Mode == BinMode::shared) {
+      intrinsics::scratch_add(&h.mine[bin], 1u);
+    } else {
       (void)h;
       Kokkos::atomic_add(out(bin), 1ull);
-    } else {
-      intrinsics::scratch_add(&h[bin], 1u);
     }
   }
-  template <int W, class Law, class Member>
-  KOKKOS_FORCEINLINE_FUNCTION void close(const Law&, const Member& team, int, index_t, std::uint32_t* h) const {
-    if constexpr (!Global) {
+  template <int, class Law, class Member>
+  KOKKOS_FORCEINLINE_FUNCTION void close(const Law&, const Member& team, int, index_t, const Bins& bins_of) const {
+    if constexpr (Mode != BinMode::global) {
       team.team_barrier();
+      const std::uint32_t* h = bins_of.team;
       Kokkos::parallel_for(Kokkos::TeamVectorRange(team, bins), [&](const int b) {
-        if (h[b] != 0) Kokkos::atomic_add(out(b), static_cast<unsigned long long>(h[b]));
+        unsigned long long sum = 0;
+        if constexpr (Mode == BinMode::lanes) {
+          // Bin b's W T words, started at word (b mod W) of each row: lanes on consecutive bins read distinct banks.
+          for (int t = 0; t < T; ++t)
+            for (int l = 0; l < W; ++l) sum += h[(static_cast<std::size_t>(t) * bins + b) * W + ((l + b) & (W - 1))];
+        } else {
+          sum = h[b];
+        }
+        if (sum != 0) Kokkos::atomic_add(out(b), sum);
       });
     } else {
-      (void)team, (void)h;
+      (void)team, (void)bins_of;
     }
   }
 };
@@ -200,7 +240,7 @@ struct PairReduceLaneWalk {
     const int lane = W > 1 ? intrinsics::warp_lane() & (W - 1) : 0;
     const index_t walker = static_cast<index_t>(team.league_rank()) * team.team_size() + team.team_rank();
     auto acc = sink.open(law, team);
-    P rp[R];
+    P rp[R] = {};
     warp_walk_blocks<Index::side>(
         *this, walker,
         [&](const index_t i0) {
@@ -208,7 +248,7 @@ struct PairReduceLaneWalk {
           for (int r = 0; r < R; ++r) rp[r] = load(Index::row(i0, lane, r));
         },
         [&](const index_t i0, const index_t j0) {
-          P cp[R];
+          P cp[R] = {};
           TDMAPS_UNROLL
           for (int c = 0; c < R; ++c) cp[c] = load(Index::col(j0, lane, 0, c));
           const bool diag = i0 == j0;

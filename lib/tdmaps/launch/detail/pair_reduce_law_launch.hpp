@@ -152,22 +152,22 @@ typename Law::value_type reduce_law_run(const ExecSpace& space, const Map& map, 
   return total;
 }
 
-/// The lane walk of a histogram law (T walkers a team; Global: an atomic per
-/// pair, else the team's bins in scratch) over omegas [begin, end) of launch
-/// l of the side-block map `macro`.
-template <int W, int R, int T, bool Global, class ExecSpace, class Map, class Law, class Counts>
+/// The lane walk of a histogram law (T walkers a team, bins as Mode counts
+/// them: BinSink) over omegas [begin, end) of launch l of the side-block map `macro`.
+template <int W, int R, int T, BinMode Mode, class ExecSpace, class Map, class Law, class Counts>
 void bin_law_lanes(const ExecSpace& space, const Map& macro, int l, index_t begin, index_t end, index_t n,
                    bool with_diagonal, const Law& law, const Counts& counts, const LaunchHints& hints,
                    const std::string& label) {
   if (end <= begin) return;
-  using Sink = BinSink<Counts, Global>;
+  using Sink = BinSink<Counts, Mode, W, T>;
   using F = PairReduceLaneWalk<W, R, Map, Law, Sink>;
   using Policy =
       Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<W * T, (16 / T > 0 ? 16 / T : 1)>, Kokkos::IndexType<int>>;
   const int bins = static_cast<int>(counts.extent(0));
   const index_t side = index_t(W) * R;
   // A team's uint32 bins take at most 2^32 - 1 pairs.
-  const index_t most = Global ? std::numeric_limits<int>::max() : index_t(0xffffffffu) / (side * side * T);
+  const index_t most =
+      Mode == BinMode::global ? std::numeric_limits<int>::max() : index_t(0xffffffffu) / (side * side * T);
   const index_t per = law_blocks_per_walker(hints, end - begin, space.concurrency(), W, 2, most);
   F f;
   f.map = macro;
@@ -181,15 +181,15 @@ void bin_law_lanes(const ExecSpace& space, const Map& macro, int l, index_t begi
 }
 
 /// The host walk of a histogram law over omegas [begin, end) of launch l of the caller's map.
-template <bool Global, class ExecSpace, class Map, class Law, class Counts>
+template <BinMode Mode, class ExecSpace, class Map, class Law, class Counts>
 void bin_law_host(const ExecSpace& space, const Map& map, int l, index_t begin, index_t end, bool with_diagonal,
                   const Law& law, const Counts& counts, const LaunchHints& hints, const std::string& label) {
   if (end <= begin) return;
-  using Sink = BinSink<Counts, Global>;
+  using Sink = BinSink<Counts, Mode>;
   using F = PairReduceHostWalk<Map, Law, Sink>;
   const int bins = static_cast<int>(counts.extent(0));
   const index_t rho = map.domain.rho;
-  const index_t most = Global ? std::numeric_limits<int>::max() : index_t(0xffffffffu) / (rho * rho);
+  const index_t most = Mode == BinMode::global ? std::numeric_limits<int>::max() : index_t(0xffffffffu) / (rho * rho);
   const index_t per = law_blocks_per_walker(hints, end - begin, space.concurrency(), 1, 4, most);
   F f;
   f.map = map;
@@ -201,34 +201,57 @@ void bin_law_host(const ExecSpace& space, const Map& map, int l, index_t begin, 
   law_reduce_launches<team_policy_t<ExecSpace>>(space, f, begin, end, per, 1, 1, Sink::scratch_bytes(bins), label);
 }
 
-/// histogram_pair_law over part `part` of `parts` (the top of this file).
+/// Most team scratch a GPU histogram's lane columns take (more would cut the
+/// teams an SM holds: the walk wants a few warps per scheduler).
+constexpr std::size_t bin_lanes_max_bytes = 24 * 1024;
+
+/// histogram_pair_law over part `part` of `parts` (the top of this file):
+/// GPU backends count in lane columns where they fit bin_lanes_max_bytes
+/// (one warp a team), else in the team's bins (bin_walk_warps warps a team),
+/// else by atomics into counts; host backends in a team's own bins, else by
+/// atomics.
 template <class ExecSpace, class Map, class Law, class Counts>
 void bin_law_run(const ExecSpace& space, const Map& map, index_t part, index_t parts, const Law& law,
                  const Counts& counts, PairDiagonal diagonal, const std::string& label, const LaunchHints& hints) {
   const bool with_diagonal = diagonal == PairDiagonal::include && map.domain.triangle == Triangle::lower;
   const std::size_t max_scratch = static_cast<std::size_t>(team_policy_t<ExecSpace>::scratch_size_max(0));
-  const bool global =
-      BinSink<Counts, false>::scratch_bytes(static_cast<int>(counts.extent(0))) + tile_scratch_alignment > max_scratch;
-  const auto run = [&](auto is_global) {
-    constexpr bool Global = decltype(is_global)::value;
-    constexpr int W = intrinsics::lane_width<ExecSpace>::value;
-    if constexpr (W > 1) {
-      constexpr int R = law_rows<Law>::value;
-      const Map macro = warp_walk_map(map, W * R);
+  const int bins = static_cast<int>(counts.extent(0));
+  const auto fits = [&](std::size_t bytes, std::size_t most) { return bytes + tile_scratch_alignment <= most; };
+  constexpr int W = intrinsics::lane_width<ExecSpace>::value;
+  if constexpr (W > 1) {
+    constexpr int R = law_rows<Law>::value;
+    const Map macro = warp_walk_map(map, W * R);
+    const auto run = [&](auto mode, auto warps) {
+      constexpr BinMode Mode = decltype(mode)::value;
+      constexpr int T = decltype(warps)::value;
       each_part_range(macro, part, parts, [&](int l, index_t begin, index_t end) {
-        bin_law_lanes<W, R, bin_walk_warps, Global>(space, macro, l, begin, end, map.domain.n, with_diagonal, law,
-                                                    counts, hints, label);
+        bin_law_lanes<W, R, T, Mode>(space, macro, l, begin, end, map.domain.n, with_diagonal, law, counts, hints,
+                                     label);
       });
-    } else {
+    };
+    using lanes = std::integral_constant<BinMode, BinMode::lanes>;
+    using shared = std::integral_constant<BinMode, BinMode::shared>;
+    using global = std::integral_constant<BinMode, BinMode::global>;
+    using one = std::integral_constant<int, 1>;
+    using team = std::integral_constant<int, bin_walk_warps>;
+    if (fits(BinSink<Counts, BinMode::lanes, W, 1>::scratch_bytes(bins), std::min(max_scratch, bin_lanes_max_bytes)))
+      run(lanes(), one());
+    else if (fits(BinSink<Counts, BinMode::shared>::scratch_bytes(bins), max_scratch))
+      run(shared(), team());
+    else
+      run(global(), team());
+  } else {
+    const auto run = [&](auto mode) {
+      constexpr BinMode Mode = decltype(mode)::value;
       each_part_range(map, part, parts, [&](int l, index_t begin, index_t end) {
-        bin_law_host<Global>(space, map, l, begin, end, with_diagonal, law, counts, hints, label);
+        bin_law_host<Mode>(space, map, l, begin, end, with_diagonal, law, counts, hints, label);
       });
-    }
-  };
-  if (global)
-    run(std::true_type());
-  else
-    run(std::false_type());
+    };
+    if (fits(BinSink<Counts, BinMode::lanes>::scratch_bytes(bins), max_scratch))
+      run(std::integral_constant<BinMode, BinMode::lanes>());
+    else
+      run(std::integral_constant<BinMode, BinMode::global>());
+  }
 }
 
 }  // namespace detail
