@@ -4,7 +4,8 @@
 // repeated points and a NaN point: the edm calls (the reduce walk on GPU
 // backends, the element walk on host ones), their _part forms summed, and on
 // every backend the laws through the public reduce walks and the GPU's lane
-// walk itself (one lane on host backends).
+// walk itself (one lane on host backends); distances within ulps of every
+// bin edge (the histogram law's guess from an approximate square root).
 #include "oracle.hpp"
 
 #include <tdmaps/edm.hpp>
@@ -13,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -55,14 +57,21 @@ Real host_sq(const std::vector<Real>& h, int D, index_t i, index_t j) {
   return s;
 }
 
-/// NumPy's bin of r (edges linspace(0, R, B + 1) in Real, the last R), -1 for none.
+/// NumPy's edges of B bins of (0, R): linspace(0, R, B + 1) in Real, the last R.
 template <class Real>
-int numpy_bin(Real r, Real R, int B) {
-  if (!(r < R)) return -1;
-  int b = -1;
+std::vector<Real> numpy_edges(Real R, int B) {
+  std::vector<Real> e(static_cast<std::size_t>(B) + 1);
   for (int k = 0; k < B; ++k)
-    if (static_cast<Real>(static_cast<double>(k) * (static_cast<double>(R) / B)) <= r) b = k;
-  return b;
+    e[std::size_t(k)] = static_cast<Real>(static_cast<double>(k) * (static_cast<double>(R) / B));
+  e[std::size_t(B)] = R;
+  return e;
+}
+
+/// NumPy's bin of r: the last edge <= r, -1 for none (r >= R or NaN).
+template <class Real>
+int numpy_bin(Real r, const std::vector<Real>& e) {
+  if (!(r < e.back())) return -1;
+  return static_cast<int>(std::upper_bound(e.begin(), e.end(), r) - e.begin()) - 1;
 }
 
 template <class Real, int D>
@@ -75,14 +84,14 @@ void check(index_t n) {
   Kokkos::deep_copy(x, hx);
   const double radius = 0.5, rmax = 1.0;
   const int bins = 8;
-  const Real R = static_cast<Real>(rmax);
+  const std::vector<Real> edges = numpy_edges(static_cast<Real>(rmax), bins);
   index_t want = 0;
   std::vector<std::int64_t> hist(bins, 0);
   for (index_t i = 0; i < n; ++i)
     for (index_t j = 0; j < i; ++j) {
       const Real r = std::sqrt(host_sq(h, D, i, j));
       want += r < static_cast<Real>(radius) ? 1 : 0;
-      const int b = numpy_bin(r, R, bins);
+      const int b = numpy_bin(r, edges);
       if (b >= 0) ++hist[std::size_t(b)];
     }
   const std::string what =
@@ -128,6 +137,53 @@ void check(index_t n) {
   }
 }
 
+/// Distances within a few ulps of every edge (and of rmax): the origin and
+/// points on the x axis at edge_b + k ulps, k = -6 .. 6 (8 bins) or -2 .. 2
+/// (1000 bins).
+template <class Real>
+void check_edges(int bins) {
+  const double rmax = 1.0;
+  std::vector<Real> h{0, 0, 0};
+  for (int b = 1; b <= bins; ++b) {
+    const Real e = static_cast<Real>(static_cast<double>(b) * (rmax / bins));
+    Real up = e, down = e;
+    for (int k = 0; k < (bins > 100 ? 2 : 6); ++k) {
+      up = std::nextafter(up, Real(2));
+      down = std::nextafter(down, Real(0));
+      for (const Real v : {up, down}) h.insert(h.end(), {v, Real(0), Real(0)});
+    }
+    h.insert(h.end(), {e, Real(0), Real(0)});
+  }
+  const index_t n = static_cast<index_t>(h.size() / 3);
+  Kokkos::View<Real**, Kokkos::LayoutRight, Mem> x("x", static_cast<std::size_t>(n), 3);
+  auto hx = Kokkos::create_mirror_view(x);
+  for (index_t i = 0; i < n; ++i)
+    for (int k = 0; k < 3; ++k) hx(i, k) = h[std::size_t(i * 3 + k)];
+  Kokkos::deep_copy(x, hx);
+  const std::vector<Real> edges = numpy_edges(static_cast<Real>(rmax), bins);
+  std::vector<std::int64_t> want(static_cast<std::size_t>(bins), 0);
+  for (index_t i = 0; i < n; ++i)
+    for (index_t j = 0; j < i; ++j) {
+      const int b = numpy_bin(std::sqrt(host_sq(h, 3, i, j)), edges);
+      if (b >= 0) ++want[std::size_t(b)];
+    }
+  const std::string what =
+      std::string(sizeof(Real) == 4 ? "fp32" : "fp64") + " edges, " + std::to_string(bins) + " bins";
+  const auto expect = [&](const Counts& got, const std::string& how) {
+    auto hg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), got);
+    for (int b = 0; b < bins; ++b) EXPECT_EQ(hg(b), want[std::size_t(b)]) << what << " " << how << ": bin " << b;
+  };
+  const tdmaps::LambdaMap<> map(n, 32, Triangle::strict_lower);
+  Counts app("app", static_cast<std::size_t>(bins)), law("law", static_cast<std::size_t>(bins));
+  edm::pair_histogram(Space(), x, map, rmax, app);
+  expect(app, "pair_histogram");
+  edm::detail::BinLaw<Real, 3> bin;
+  bin.x = x.data();
+  bin.bin = edm::detail::make_bins<Real>(rmax, bins);
+  tdmaps::histogram_pair_law(Space(), map, bin, law);
+  expect(law, "histogram_pair_law");
+}
+
 }  // namespace tdmaps_count_hist_law_test
 
 TEST(TEST_CATEGORY, edm_count_and_histogram_laws_match_the_nested_loop_on_radius_and_edges) {
@@ -137,5 +193,13 @@ TEST(TEST_CATEGORY, edm_count_and_histogram_laws_match_the_nested_loop_on_radius
     check<float, 3>(n);
     check<float, 4>(n);
     check<double, 3>(n);
+  }
+}
+
+TEST(TEST_CATEGORY, edm_histogram_law_matches_the_nested_loop_within_ulps_of_every_edge) {
+  using namespace tdmaps_count_hist_law_test;
+  for (const int bins : {8, 1000}) {
+    check_edges<float>(bins);
+    check_edges<double>(bins);
   }
 }

@@ -125,7 +125,7 @@ struct BinSink {
   int bins = 0;
 
   /// Team scratch of `bins` bins.
-  static std::size_t scratch_bytes(int bins) {
+  KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes(int bins) {
     const std::size_t words = Mode == BinMode::lanes    ? std::size_t(bins) * W * T
                               : Mode == BinMode::shared ? std::size_t(bins)
                                                         : 0;

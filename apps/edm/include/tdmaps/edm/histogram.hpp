@@ -18,6 +18,7 @@
 #include <tdmaps/edm/element.hpp>
 #include <tdmaps/edm/pair_column.hpp>
 #include <tdmaps/edm/point_law.hpp>
+#include <tdmaps/kokkos_ext/intrinsics.hpp>
 #include <tdmaps/kokkos_ext/lanes.hpp>
 #include <tdmaps/launch/hints.hpp>
 #include <tdmaps/launch/omega_range.hpp>
@@ -58,15 +59,20 @@ template <class Real>
 __attribute__((noinline)) KOKKOS_FUNCTION int hist_locate(const Real r, int b, const int bins, const double R,
                                                           const double step, const Real rmax, const bool tiny) {
   for (int k = 0; k < 8; ++k) {
-    if (r < hist_edge(b, bins, R, step, rmax, tiny)) --b;                 // edge_0 = 0 <= r: b > 0 here
-    else if (!(r < hist_edge(b + 1, bins, R, step, rmax, tiny))) ++b;  // r < edge_B: b + 1 < B here
-    else return b;
+    if (r < hist_edge(b, bins, R, step, rmax, tiny))
+      --b;  // edge_0 = 0 <= r: b > 0 here
+    else if (!(r < hist_edge(b + 1, bins, R, step, rmax, tiny)))
+      ++b;  // r < edge_B: b + 1 < B here
+    else
+      return b;
   }
   int lo = 0, hi = bins;  // edge_lo <= r < edge_hi
   while (hi - lo > 1) {
     const int mid = lo + (hi - lo) / 2;
-    if (hist_edge(mid, bins, R, step, rmax, tiny) <= r) lo = mid;
-    else hi = mid;
+    if (hist_edge(mid, bins, R, step, rmax, tiny) <= r)
+      lo = mid;
+    else
+      hi = mid;
   }
   return lo;
 }
@@ -77,10 +83,11 @@ __attribute__((noinline)) KOKKOS_FUNCTION int hist_locate(const Real r, int b, c
 /// so most distances cost a multiply and no edge.
 template <class Real>
 struct HistBins {
-  double R = 1, step = 1;  // rmax and R / B in fp64 (the edges' terms)
-  Real rmax = 1;           // edge_B
-  Real scale = 1;          // B / R: the guess
-  Real near = 2, far = -1;  // the guess stands when its fraction lies in (near, far)
+  double R = 1, step = 1;         // rmax and R / B in fp64 (the edges' terms)
+  Real rmax = 1;                  // edge_B
+  Real scale = 1;                 // B / R: the guess
+  Real near = 2, far = -1;        // the guess stands when its fraction lies in (near, far)
+  Real near_sq = 2, far_sq = -1;  // of_sq's window (its guess from an approximate square root)
   int bins = 1;
   bool tiny = false;  // R / B underflows to 0: edge_b = b / B * R (as linspace)
 
@@ -97,6 +104,25 @@ struct HistBins {
     const Real f = t - static_cast<Real>(b);  // exact: b < 2^24
     return f > near && f < far ? b : locate(r, b);
   }
+  /// The bin of the distance sqrt_real(s) of a squared distance s >= 0 (-1
+  /// for none), equal to operator()(sqrt_real(s)). fp32: guessed from s
+  /// rsqrt(s) (an approximate square root, no correctly rounded one per
+  /// pair), which stands when s is a normal float and the guess's fraction
+  /// lies in (near_sq, far_sq) (make_bins); else the square root and
+  /// operator().
+  KOKKOS_FORCEINLINE_FUNCTION int of_sq(const Real s) const {
+    if constexpr (std::is_same<Real, float>::value) {
+      if (s >= std::numeric_limits<float>::min()) {  // false for 0, subnormals and NaN
+        const float t = s * intrinsics::rsqrt(s) * scale;
+        if (t < static_cast<float>(bins)) {
+          const int b = static_cast<int>(t);
+          const float f = t - static_cast<float>(b);
+          if (f > near_sq && f < far_sq) return b;
+        }
+      }
+    }
+    return (*this)(sqrt_real(s));
+  }
 };
 
 /// The bins of rmax (finite, > 0) and 1 .. 2^24 bins. Error bound of the
@@ -106,6 +132,11 @@ struct HistBins {
 /// lies between r and floor(t) and the guess is the bin. The bound needs
 /// R / B, B / R and R normal Reals; outside that range (and where 4 eps B >=
 /// 1/2, fp32 beyond 2^20 bins) every distance is located against the edges.
+/// of_sq's guess from an approximate square root (fp32): rsqrtf is within 2
+/// ulps (4u) and the product s rsqrt(s) rounds once more (u), so its r' is
+/// within 6u r of the correctly rounded r, and t' = r' scale within 8u t
+/// more of r B / R than t is: a fraction more than 3 near = 24u B from an
+/// integer keeps its bin (near_sq), also below the last edge (t' < B).
 template <class Real>
 HistBins<Real> make_bins(const double rmax_given, const int bins) {
   using lim = std::numeric_limits<Real>;
@@ -113,7 +144,8 @@ HistBins<Real> make_bins(const double rmax_given, const int bins) {
   const double rmax = static_cast<double>(static_cast<Real>(rmax_given));
   if (!(rmax > 0) || !std::isfinite(rmax))
     throw std::invalid_argument("tdmaps::edm::pair_histogram: rmax = " + tdmaps::detail::number_text(rmax_given) +
-                                " is " + tdmaps::detail::number_text(rmax) + " in " + tdmaps::detail::real_name<Real>() +
+                                " is " + tdmaps::detail::number_text(rmax) + " in " +
+                                tdmaps::detail::real_name<Real>() +
                                 " (need a finite value > 0 in the points' precision)");
   HistBins<Real> h;
   h.R = rmax;
@@ -123,10 +155,14 @@ HistBins<Real> make_bins(const double rmax_given, const int bins) {
   h.rmax = static_cast<Real>(rmax);
   const double scale = bins / rmax;
   h.scale = static_cast<Real>(scale);
-  const auto normal = [](double v) { return v >= static_cast<double>(lim::min()) && v <= static_cast<double>(lim::max()); };
+  const auto normal = [](double v) {
+    return v >= static_cast<double>(lim::min()) && v <= static_cast<double>(lim::max());
+  };
   if (normal(h.step) && normal(scale) && normal(rmax)) {
     h.near = Real(4) * lim::epsilon() * static_cast<Real>(bins);
     h.far = Real(1) - h.near;
+    h.near_sq = Real(3) * h.near;
+    h.far_sq = Real(1) - h.near_sq;
   }
   return h;
 }
@@ -175,7 +211,7 @@ struct BinLaw : PointLaw<Real, D> {
   using typename PointLaw<Real, D>::point_type;
   HistBins<Real> bin;
   KOKKOS_FORCEINLINE_FUNCTION int operator()(const point_type& a, const point_type& b) const {
-    return bin(sqrt_real(PointLaw<Real, D>::sq(a, b)));
+    return bin.of_sq(PointLaw<Real, D>::sq(a, b));
   }
 };
 
@@ -242,8 +278,8 @@ void pair_histogram(const ExecSpace& space, const Points& points, const Map& map
 /// split the pair-law walk's league (histogram_pair_law_part); elsewhere the
 /// part is omega_range(map, part, parts).
 template <class ExecSpace, class Points, class Map, class Counts>
-void pair_histogram_part(const ExecSpace& space, const Points& points, const Map& map, int part, int parts,
-                         double rmax, const Counts& counts, const LaunchHints& hints = LaunchHints()) {
+void pair_histogram_part(const ExecSpace& space, const Points& points, const Map& map, int part, int parts, double rmax,
+                         const Counts& counts, const LaunchHints& hints = LaunchHints()) {
   static_assert(!is_multi_launch_map_v<Map>, "tdmaps::edm::pair_histogram_part: a one-launch map (bb, lambda)");
   if (parts < 1 || part < 0 || part >= parts)
     throw std::invalid_argument("tdmaps::edm::pair_histogram_part: part " + std::to_string(part) + " of " +
