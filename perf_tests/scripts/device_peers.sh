@@ -9,7 +9,7 @@
 #
 #   [BUDGET=560] [ARBORX=.device/bin/arborx_bench] bash perf_tests/scripts/device_peers.sh [BIN_DIR]
 #
-# Into $OUT: pairlaw.json (tdmaps), arborx.csv, torch_*.csv, peers.txt
+# Into $OUT: pairlaw.json (tdmaps), arborx.csv, torch.csv, peers.txt
 # (scripts/peers_table.py) and logs.tgz. A peer that is missing is skipped.
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 use_bin "${1:-}"
@@ -40,22 +40,28 @@ fi
 say "torch: chunked cdist"
 if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
   timeout $(( $(left) - 120 )) python3 "$PEERS/torch_peers.py" --what nn,count --n 10000,100000 --d 3 --rounds 3 \
-    --csv "$OUT/torch_d3.csv" > "$L/torch_d3.txt" 2>&1
+    --csv "$L/torch_d3.csv" > "$L/torch_d3.txt" 2>&1
   echo "torch d3 rc=$?" | note
   timeout $(( $(left) - 60 )) python3 "$PEERS/torch_peers.py" --what nn,count --n 1000000 --d 3 --methods cdist_mm \
-    --rounds 3 --csv "$OUT/torch_1m.csv" > "$L/torch_1m.txt" 2>&1
+    --rounds 3 --csv "$L/torch_1m.csv" > "$L/torch_1m.txt" 2>&1
   echo "torch 1m rc=$?" | note
   # The pairlaw group's kernel sum: n = 2^20, h = 0.1 (its weights aside: one exp a pair in both).
   timeout $(( $(left) - 20 )) python3 "$PEERS/torch_peers.py" --what kde --n 1048576 --d 3 --h 0.1 --rounds 3 \
-    --csv "$OUT/torch_kde.csv" > "$L/torch_kde.txt" 2>&1
+    --csv "$L/torch_kde.csv" > "$L/torch_kde.txt" 2>&1
   echo "torch kde rc=$?" | note
+  # One CSV: the first file's header, every file's rows.
+  first=1
+  for f in "$L"/torch_d3.csv "$L"/torch_1m.csv "$L"/torch_kde.csv; do
+    [ -f "$f" ] || continue
+    if [ $first = 1 ]; then cat "$f"; first=0; else tail -n +2 "$f"; fi
+  done > "$OUT/torch.csv"
 else
   echo "torch skipped (no CUDA torch)" | note
 fi
 
 say "table"
 python3 "$(dirname "${BASH_SOURCE[0]}")/peers_table.py" "$OUT/pairlaw.json" --arborx "$OUT/arborx.csv" \
-  --torch "$OUT"/torch_*.csv > "$OUT/peers.txt" 2>&1
+  --torch "$OUT/torch.csv" > "$OUT/peers.txt" 2>&1
 echo "table rc=$?" | note
 cat "$OUT/peers.txt"
 

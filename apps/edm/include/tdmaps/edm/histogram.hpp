@@ -15,6 +15,7 @@
 
 #include <tdmaps/core/detail/number_text.hpp>
 #include <tdmaps/core/types.hpp>
+#include <tdmaps/edm/count.hpp>
 #include <tdmaps/edm/element.hpp>
 #include <tdmaps/edm/pair_column.hpp>
 #include <tdmaps/edm/point_law.hpp>
@@ -87,7 +88,7 @@ struct HistBins {
   Real rmax = 1;                  // edge_B
   Real scale = 1;                 // B / R: the guess
   Real near = 2, far = -1;        // the guess stands when its fraction lies in (near, far)
-  Real near_sq = 2, far_sq = -1;  // of_sq's window (its guess from an approximate square root)
+  Real near_sq = 2, far_sq = -1;  // BinLaw's window (its guess from an approximate square root)
   int bins = 1;
   bool tiny = false;  // R / B underflows to 0: edge_b = b / B * R (as linspace)
 
@@ -104,25 +105,6 @@ struct HistBins {
     const Real f = t - static_cast<Real>(b);  // exact: b < 2^24
     return f > near && f < far ? b : locate(r, b);
   }
-  /// The bin of the distance sqrt_real(s) of a squared distance s >= 0 (-1
-  /// for none), equal to operator()(sqrt_real(s)). fp32: guessed from s
-  /// rsqrt(s) (an approximate square root, no correctly rounded one per
-  /// pair), which stands when s is a normal float and the guess's fraction
-  /// lies in (near_sq, far_sq) (make_bins); else the square root and
-  /// operator().
-  KOKKOS_FORCEINLINE_FUNCTION int of_sq(const Real s) const {
-    if constexpr (std::is_same<Real, float>::value) {
-      if (s >= std::numeric_limits<float>::min()) {  // false for 0, subnormals and NaN
-        const float t = s * intrinsics::rsqrt(s) * scale;
-        if (t < static_cast<float>(bins)) {
-          const int b = static_cast<int>(t);
-          const float f = t - static_cast<float>(b);
-          if (f > near_sq && f < far_sq) return b;
-        }
-      }
-    }
-    return (*this)(sqrt_real(s));
-  }
 };
 
 /// The bins of rmax (finite, > 0) and 1 .. 2^24 bins. Error bound of the
@@ -132,11 +114,12 @@ struct HistBins {
 /// lies between r and floor(t) and the guess is the bin. The bound needs
 /// R / B, B / R and R normal Reals; outside that range (and where 4 eps B >=
 /// 1/2, fp32 beyond 2^20 bins) every distance is located against the edges.
-/// of_sq's guess from an approximate square root (fp32): rsqrtf is within 2
-/// ulps (4u) and the product s rsqrt(s) rounds once more (u), so its r' is
-/// within 6u r of the correctly rounded r, and t' = r' scale within 8u t
-/// more of r B / R than t is: a fraction more than 3 near = 24u B from an
-/// integer keeps its bin (near_sq), also below the last edge (t' < B).
+/// BinLaw's guess from an approximate square root: CUDA's rsqrtf is within
+/// 2 ulps (4u; rsqrt of a double within 1) and the product s rsqrt(s) rounds
+/// once more (u), so its r' is within 6u r of the correctly rounded r, and
+/// t' = r' scale within 8u t more of r B / R than t is: a fraction more than
+/// 3 near = 24u B from an integer keeps its bin (near_sq), also below the
+/// last edge (t' < B).
 template <class Real>
 HistBins<Real> make_bins(const double rmax_given, const int bins) {
   using lim = std::numeric_limits<Real>;
@@ -205,30 +188,86 @@ HistogramKernel<typename Points::non_const_value_type, Points, D> histogram_kern
 
 /// pair_histogram's pair law (histogram_pair_law) for points of D = 2 .. 4
 /// coordinates back to back: the bin of the distance, -1 for none; the
-/// same bins as HistogramKernel (point_law.hpp: the same squared distance).
-template <class Real, int D>
+/// same bins as HistogramKernel (point_law.hpp: the same squared distance s)
+/// without a correctly rounded square root per pair, and without a call:
+/// - s >= sq_edges(B) (r >= R) or NaN: none;
+/// - the guess t' = s rsqrt(s) B / R stands when s is a normal Real and t''s
+///   fraction lies in (near_sq, far_sq) (make_bins has the error bound);
+/// - else the largest b with sq_edges(b) <= s, by bisection: sq_edges(b) =
+///   sq_threshold(edge_b), the smallest s whose correctly rounded root
+///   reaches edge_b, so that sq_edges(b) <= s exactly when edge_b <= r.
+template <class Real, int D, class Mem>
 struct BinLaw : PointLaw<Real, D> {
   using typename PointLaw<Real, D>::point_type;
-  HistBins<Real> bin;
+  Real scale = 1, near_sq = 2, far_sq = -1, sq_rmax = 0;  // make_bins' guess and window; sq_edges(B)
+  int bins = 1;
+  Kokkos::View<const Real*, Mem> sq_edges;  // B + 1 entries, sq_edges(0) = 0
+
   KOKKOS_FORCEINLINE_FUNCTION int operator()(const point_type& a, const point_type& b) const {
-    return bin.of_sq(PointLaw<Real, D>::sq(a, b));
+    const Real s = PointLaw<Real, D>::sq(a, b);
+    if (!(s < sq_rmax)) return -1;
+    if (s >= std::numeric_limits<Real>::min()) {
+      Real rs;
+      if constexpr (std::is_same<Real, float>::value)
+        rs = intrinsics::rsqrt(s);
+      else
+        rs = intrinsics::rsqrt_d(s);
+      const Real t = s * rs * scale;
+      if (t < static_cast<Real>(bins)) {
+        const int g = static_cast<int>(t);
+        const Real f = t - static_cast<Real>(g);
+        if (f > near_sq && f < far_sq) return g;
+      }
+    }
+    int lo = 0, hi = bins;  // sq_edges(lo) <= s < sq_edges(hi)
+    while (hi - lo > 1) {
+      const int mid = lo + (hi - lo) / 2;
+      if (sq_edges(mid) <= s)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    return lo;
   }
 };
 
-/// On GPU backends, points of D = 2 .. 4 coordinates back to back: the law
-/// above through the public histogram_pair_law walk over part `part` of
-/// `parts` of its league, and true; otherwise false (the caller runs
-/// histogram_pairs).
+/// Most bins of BinLaw (its table of squared edges, one bisection each, made on the host).
+constexpr int bin_law_max_bins = 1 << 16;
+
+/// BinLaw of rmax and B bins (make_bins; B <= bin_law_max_bins) over points x.
+template <class Real, int D, class Mem>
+BinLaw<Real, D, Mem> make_bin_law(const Real* x, double rmax, int bins) {
+  const HistBins<Real> h = make_bins<Real>(rmax, bins);
+  Kokkos::View<Real*, Mem> t(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tdmaps::edm::sq_edges"),
+                             static_cast<std::size_t>(bins) + 1);
+  auto m = Kokkos::create_mirror_view(t);
+  for (int b = 0; b <= bins; ++b) m(b) = sq_threshold(h.edge(b));  // edge(0) = 0, edge(B) = R
+  Kokkos::deep_copy(t, m);
+  BinLaw<Real, D, Mem> law;
+  law.x = x;
+  law.scale = h.scale;
+  law.near_sq = h.near_sq;
+  law.far_sq = h.far_sq;
+  law.sq_rmax = m(bins);
+  law.bins = bins;
+  law.sq_edges = t;
+  return law;
+}
+
+/// On GPU backends, points of D = 2 .. 4 coordinates back to back and at
+/// most bin_law_max_bins bins: the law above through the public
+/// histogram_pair_law walk over part `part` of `parts` of its league, and
+/// true; otherwise false (the caller runs histogram_pairs).
 template <class ExecSpace, class Points, class Map, class Counts, int D>
 bool histogram_law_if(const ExecSpace& space, const Points& points, const Map& map, index_t part, index_t parts,
                       double rmax, const Counts& counts, const LaunchHints& hints, const std::string& label,
                       std::integral_constant<int, D>) {
   if constexpr (intrinsics::lane_width<ExecSpace>::value > 1 && D >= 2) {
     using Real = typename Points::non_const_value_type;
-    BinLaw<Real, D> law;
-    law.x = points.data();
-    law.bin = make_bins<Real>(rmax, static_cast<int>(counts.extent(0)));
+    if (counts.extent(0) > static_cast<std::size_t>(bin_law_max_bins)) return false;
     if (map.domain.n < 2) return true;
+    const auto law = make_bin_law<Real, D, typename ExecSpace::memory_space>(points.data(), rmax,
+                                                                             static_cast<int>(counts.extent(0)));
     if constexpr (!is_multi_launch_map_v<Map>) {
       if (parts > 1) {
         histogram_pair_law_part(space, map, part, parts, law, counts, PairDiagonal::exclude, label, hints);
