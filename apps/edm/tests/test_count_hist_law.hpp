@@ -5,7 +5,7 @@
 // backends, the element walk on host ones), their _part forms summed, and on
 // every backend the laws through the public reduce walks and the GPU's lane
 // walk itself (one lane on host backends); distances within ulps of every
-// bin edge (the histogram law's guess from an approximate square root).
+// bin edge.
 #include "oracle.hpp"
 
 #include <tdmaps/edm.hpp>
@@ -115,7 +115,9 @@ void check(index_t n) {
   edm::detail::CountLaw<Real, D> count;
   count.x = x.data();
   count.threshold = edm::detail::sq_threshold(static_cast<Real>(radius));
-  const auto bin = edm::detail::make_bin_law<Real, D, Mem>(x.data(), rmax, bins);
+  edm::detail::BinLaw<Real, D> bin;
+  bin.x = x.data();
+  bin.bin = edm::detail::make_bins<Real>(rmax, bins);
   EXPECT_EQ(tdmaps::reduce_pair_law(Space(), tdmaps::BoundingBoxMap(n, 16, Triangle::strict_lower), count), want)
       << what << " reduce_pair_law";
   Counts law("law", bins);
@@ -175,7 +177,9 @@ void check_edges(int bins) {
   Counts app("app", static_cast<std::size_t>(bins)), law("law", static_cast<std::size_t>(bins));
   edm::pair_histogram(Space(), x, map, rmax, app);
   expect(app, "pair_histogram");
-  const auto bin = edm::detail::make_bin_law<Real, 3, Mem>(x.data(), rmax, bins);
+  edm::detail::BinLaw<Real, 3> bin;
+  bin.x = x.data();
+  bin.bin = edm::detail::make_bins<Real>(rmax, bins);
   tdmaps::histogram_pair_law(Space(), map, bin, law);
   expect(law, "histogram_pair_law");
 }

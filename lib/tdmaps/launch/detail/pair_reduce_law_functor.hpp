@@ -18,11 +18,11 @@
 //   law(a, b, acc) per pair), joined across the lanes once per team and
 //   written to the team's slot of a partials View (the caller folds them).
 // - BinSink: counts per bin in team scratch (uint32), added to the output
-//   once per team and nonzero bin: where a column of bins per lane fits
-//   (BinMode::lanes), each lane increments its own column, one bank per
-//   lane, no atomic; else (BinMode::shared) the team's bins, a shared-memory
-//   atomic add per pair; past a team's scratch (BinMode::global) an atomic
-//   add per pair into the output.
+//   once per team and nonzero bin: BinMode::shared, the team's bins, a
+//   shared-memory atomic add per pair; BinMode::lanes, a column of bins per
+//   lane, each lane incrementing its own (one bank per lane, no atomic; a
+//   host team's own bins); past a team's scratch, BinMode::global, an
+//   atomic add per pair into the output.
 
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/kokkos_ext/intrinsics.hpp>

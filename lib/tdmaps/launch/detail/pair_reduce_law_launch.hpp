@@ -201,15 +201,14 @@ void bin_law_host(const ExecSpace& space, const Map& map, int l, index_t begin, 
   law_reduce_launches<team_policy_t<ExecSpace>>(space, f, begin, end, per, 1, 1, Sink::scratch_bytes(bins), label);
 }
 
-/// Most team scratch a GPU histogram's lane columns take (more would cut the
-/// teams an SM holds: the walk wants a few warps per scheduler).
-constexpr std::size_t bin_lanes_max_bytes = 24 * 1024;
-
 /// histogram_pair_law over part `part` of `parts` (the top of this file):
-/// GPU backends count in lane columns where they fit bin_lanes_max_bytes
-/// (one warp a team), else in the team's bins (bin_walk_warps warps a team),
-/// else by atomics into counts; host backends in a team's own bins, else by
-/// atomics.
+/// GPU backends count in the team's bins (bin_walk_warps warps a team,
+/// shared-memory atomics) where they fit a team's scratch, else by atomics
+/// into counts; host backends (a team of one thread) in the team's own bins
+/// with plain increments (BinMode::lanes of one lane), else by atomics. On
+/// GPUs BinMode::lanes (a column of bins per lane, no atomic) measured
+/// slower than the team's bins (perf_tests/README.md): it stays for host
+/// teams and for the tests.
 template <class ExecSpace, class Map, class Law, class Counts>
 void bin_law_run(const ExecSpace& space, const Map& map, index_t part, index_t parts, const Law& law,
                  const Counts& counts, PairDiagonal diagonal, const std::string& label, const LaunchHints& hints) {
@@ -229,14 +228,10 @@ void bin_law_run(const ExecSpace& space, const Map& map, index_t part, index_t p
                                      label);
       });
     };
-    using lanes = std::integral_constant<BinMode, BinMode::lanes>;
     using shared = std::integral_constant<BinMode, BinMode::shared>;
     using global = std::integral_constant<BinMode, BinMode::global>;
-    using one = std::integral_constant<int, 1>;
     using team = std::integral_constant<int, bin_walk_warps>;
-    if (fits(BinSink<Counts, BinMode::lanes, W, 1>::scratch_bytes(bins), std::min(max_scratch, bin_lanes_max_bytes)))
-      run(lanes(), one());
-    else if (fits(BinSink<Counts, BinMode::shared>::scratch_bytes(bins), max_scratch))
+    if (fits(BinSink<Counts, BinMode::shared>::scratch_bytes(bins), max_scratch))
       run(shared(), team());
     else
       run(global(), team());

@@ -15,11 +15,9 @@
 
 #include <tdmaps/core/detail/number_text.hpp>
 #include <tdmaps/core/types.hpp>
-#include <tdmaps/edm/count.hpp>
 #include <tdmaps/edm/element.hpp>
 #include <tdmaps/edm/pair_column.hpp>
 #include <tdmaps/edm/point_law.hpp>
-#include <tdmaps/kokkos_ext/intrinsics.hpp>
 #include <tdmaps/kokkos_ext/lanes.hpp>
 #include <tdmaps/launch/hints.hpp>
 #include <tdmaps/launch/omega_range.hpp>
@@ -60,20 +58,15 @@ template <class Real>
 __attribute__((noinline)) KOKKOS_FUNCTION int hist_locate(const Real r, int b, const int bins, const double R,
                                                           const double step, const Real rmax, const bool tiny) {
   for (int k = 0; k < 8; ++k) {
-    if (r < hist_edge(b, bins, R, step, rmax, tiny))
-      --b;  // edge_0 = 0 <= r: b > 0 here
-    else if (!(r < hist_edge(b + 1, bins, R, step, rmax, tiny)))
-      ++b;  // r < edge_B: b + 1 < B here
-    else
-      return b;
+    if (r < hist_edge(b, bins, R, step, rmax, tiny)) --b;                 // edge_0 = 0 <= r: b > 0 here
+    else if (!(r < hist_edge(b + 1, bins, R, step, rmax, tiny))) ++b;  // r < edge_B: b + 1 < B here
+    else return b;
   }
   int lo = 0, hi = bins;  // edge_lo <= r < edge_hi
   while (hi - lo > 1) {
     const int mid = lo + (hi - lo) / 2;
-    if (hist_edge(mid, bins, R, step, rmax, tiny) <= r)
-      lo = mid;
-    else
-      hi = mid;
+    if (hist_edge(mid, bins, R, step, rmax, tiny) <= r) lo = mid;
+    else hi = mid;
   }
   return lo;
 }
@@ -84,11 +77,10 @@ __attribute__((noinline)) KOKKOS_FUNCTION int hist_locate(const Real r, int b, c
 /// so most distances cost a multiply and no edge.
 template <class Real>
 struct HistBins {
-  double R = 1, step = 1;         // rmax and R / B in fp64 (the edges' terms)
-  Real rmax = 1;                  // edge_B
-  Real scale = 1;                 // B / R: the guess
-  Real near = 2, far = -1;        // the guess stands when its fraction lies in (near, far)
-  Real near_sq = 2, far_sq = -1;  // BinLaw's window (its guess from an approximate square root)
+  double R = 1, step = 1;  // rmax and R / B in fp64 (the edges' terms)
+  Real rmax = 1;           // edge_B
+  Real scale = 1;          // B / R: the guess
+  Real near = 2, far = -1;  // the guess stands when its fraction lies in (near, far)
   int bins = 1;
   bool tiny = false;  // R / B underflows to 0: edge_b = b / B * R (as linspace)
 
@@ -114,12 +106,6 @@ struct HistBins {
 /// lies between r and floor(t) and the guess is the bin. The bound needs
 /// R / B, B / R and R normal Reals; outside that range (and where 4 eps B >=
 /// 1/2, fp32 beyond 2^20 bins) every distance is located against the edges.
-/// BinLaw's guess from an approximate square root: CUDA's rsqrtf is within
-/// 2 ulps (4u; rsqrt of a double within 1) and the product s rsqrt(s) rounds
-/// once more (u), so its r' is within 6u r of the correctly rounded r, and
-/// t' = r' scale within 8u t more of r B / R than t is: a fraction more than
-/// 3 near = 24u B from an integer keeps its bin (near_sq), also below the
-/// last edge (t' < B).
 template <class Real>
 HistBins<Real> make_bins(const double rmax_given, const int bins) {
   using lim = std::numeric_limits<Real>;
@@ -127,8 +113,7 @@ HistBins<Real> make_bins(const double rmax_given, const int bins) {
   const double rmax = static_cast<double>(static_cast<Real>(rmax_given));
   if (!(rmax > 0) || !std::isfinite(rmax))
     throw std::invalid_argument("tdmaps::edm::pair_histogram: rmax = " + tdmaps::detail::number_text(rmax_given) +
-                                " is " + tdmaps::detail::number_text(rmax) + " in " +
-                                tdmaps::detail::real_name<Real>() +
+                                " is " + tdmaps::detail::number_text(rmax) + " in " + tdmaps::detail::real_name<Real>() +
                                 " (need a finite value > 0 in the points' precision)");
   HistBins<Real> h;
   h.R = rmax;
@@ -138,14 +123,10 @@ HistBins<Real> make_bins(const double rmax_given, const int bins) {
   h.rmax = static_cast<Real>(rmax);
   const double scale = bins / rmax;
   h.scale = static_cast<Real>(scale);
-  const auto normal = [](double v) {
-    return v >= static_cast<double>(lim::min()) && v <= static_cast<double>(lim::max());
-  };
+  const auto normal = [](double v) { return v >= static_cast<double>(lim::min()) && v <= static_cast<double>(lim::max()); };
   if (normal(h.step) && normal(scale) && normal(rmax)) {
     h.near = Real(4) * lim::epsilon() * static_cast<Real>(bins);
     h.far = Real(1) - h.near;
-    h.near_sq = Real(3) * h.near;
-    h.far_sq = Real(1) - h.near_sq;
   }
   return h;
 }
@@ -188,86 +169,30 @@ HistogramKernel<typename Points::non_const_value_type, Points, D> histogram_kern
 
 /// pair_histogram's pair law (histogram_pair_law) for points of D = 2 .. 4
 /// coordinates back to back: the bin of the distance, -1 for none; the
-/// same bins as HistogramKernel (point_law.hpp: the same squared distance s)
-/// without a correctly rounded square root per pair, and without a call:
-/// - s >= sq_edges(B) (r >= R) or NaN: none;
-/// - the guess t' = s rsqrt(s) B / R stands when s is a normal Real and t''s
-///   fraction lies in (near_sq, far_sq) (make_bins has the error bound);
-/// - else the largest b with sq_edges(b) <= s, by bisection: sq_edges(b) =
-///   sq_threshold(edge_b), the smallest s whose correctly rounded root
-///   reaches edge_b, so that sq_edges(b) <= s exactly when edge_b <= r.
-template <class Real, int D, class Mem>
+/// same bins as HistogramKernel (point_law.hpp: the same squared distance).
+template <class Real, int D>
 struct BinLaw : PointLaw<Real, D> {
   using typename PointLaw<Real, D>::point_type;
-  Real scale = 1, near_sq = 2, far_sq = -1, sq_rmax = 0;  // make_bins' guess and window; sq_edges(B)
-  int bins = 1;
-  Kokkos::View<const Real*, Mem> sq_edges;  // B + 1 entries, sq_edges(0) = 0
-
+  HistBins<Real> bin;
   KOKKOS_FORCEINLINE_FUNCTION int operator()(const point_type& a, const point_type& b) const {
-    const Real s = PointLaw<Real, D>::sq(a, b);
-    if (!(s < sq_rmax)) return -1;
-    if (s >= std::numeric_limits<Real>::min()) {
-      Real rs;
-      if constexpr (std::is_same<Real, float>::value)
-        rs = intrinsics::rsqrt(s);
-      else
-        rs = intrinsics::rsqrt_d(s);
-      const Real t = s * rs * scale;
-      if (t < static_cast<Real>(bins)) {
-        const int g = static_cast<int>(t);
-        const Real f = t - static_cast<Real>(g);
-        if (f > near_sq && f < far_sq) return g;
-      }
-    }
-    int lo = 0, hi = bins;  // sq_edges(lo) <= s < sq_edges(hi)
-    while (hi - lo > 1) {
-      const int mid = lo + (hi - lo) / 2;
-      if (sq_edges(mid) <= s)
-        lo = mid;
-      else
-        hi = mid;
-    }
-    return lo;
+    return bin(sqrt_real(PointLaw<Real, D>::sq(a, b)));
   }
 };
 
-/// Most bins of BinLaw (its table of squared edges, one bisection each, made on the host).
-constexpr int bin_law_max_bins = 1 << 16;
-
-/// BinLaw of rmax and B bins (make_bins; B <= bin_law_max_bins) over points x.
-template <class Real, int D, class Mem>
-BinLaw<Real, D, Mem> make_bin_law(const Real* x, double rmax, int bins) {
-  const HistBins<Real> h = make_bins<Real>(rmax, bins);
-  Kokkos::View<Real*, Mem> t(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tdmaps::edm::sq_edges"),
-                             static_cast<std::size_t>(bins) + 1);
-  auto m = Kokkos::create_mirror_view(t);
-  for (int b = 0; b <= bins; ++b) m(b) = sq_threshold(h.edge(b));  // edge(0) = 0, edge(B) = R
-  Kokkos::deep_copy(t, m);
-  BinLaw<Real, D, Mem> law;
-  law.x = x;
-  law.scale = h.scale;
-  law.near_sq = h.near_sq;
-  law.far_sq = h.far_sq;
-  law.sq_rmax = m(bins);
-  law.bins = bins;
-  law.sq_edges = t;
-  return law;
-}
-
-/// On GPU backends, points of D = 2 .. 4 coordinates back to back and at
-/// most bin_law_max_bins bins: the law above through the public
-/// histogram_pair_law walk over part `part` of `parts` of its league, and
-/// true; otherwise false (the caller runs histogram_pairs).
+/// On GPU backends, points of D = 2 .. 4 coordinates back to back: the law
+/// above through the public histogram_pair_law walk over part `part` of
+/// `parts` of its league, and true; otherwise false (the caller runs
+/// histogram_pairs).
 template <class ExecSpace, class Points, class Map, class Counts, int D>
 bool histogram_law_if(const ExecSpace& space, const Points& points, const Map& map, index_t part, index_t parts,
                       double rmax, const Counts& counts, const LaunchHints& hints, const std::string& label,
                       std::integral_constant<int, D>) {
   if constexpr (intrinsics::lane_width<ExecSpace>::value > 1 && D >= 2) {
     using Real = typename Points::non_const_value_type;
-    if (counts.extent(0) > static_cast<std::size_t>(bin_law_max_bins)) return false;
+    BinLaw<Real, D> law;
+    law.x = points.data();
+    law.bin = make_bins<Real>(rmax, static_cast<int>(counts.extent(0)));
     if (map.domain.n < 2) return true;
-    const auto law = make_bin_law<Real, D, typename ExecSpace::memory_space>(points.data(), rmax,
-                                                                             static_cast<int>(counts.extent(0)));
     if constexpr (!is_multi_launch_map_v<Map>) {
       if (parts > 1) {
         histogram_pair_law_part(space, map, part, parts, law, counts, PairDiagonal::exclude, label, hints);
@@ -317,8 +242,8 @@ void pair_histogram(const ExecSpace& space, const Points& points, const Map& map
 /// split the pair-law walk's league (histogram_pair_law_part); elsewhere the
 /// part is omega_range(map, part, parts).
 template <class ExecSpace, class Points, class Map, class Counts>
-void pair_histogram_part(const ExecSpace& space, const Points& points, const Map& map, int part, int parts, double rmax,
-                         const Counts& counts, const LaunchHints& hints = LaunchHints()) {
+void pair_histogram_part(const ExecSpace& space, const Points& points, const Map& map, int part, int parts,
+                         double rmax, const Counts& counts, const LaunchHints& hints = LaunchHints()) {
   static_assert(!is_multi_launch_map_v<Map>, "tdmaps::edm::pair_histogram_part: a one-launch map (bb, lambda)");
   if (parts < 1 || part < 0 || part >= parts)
     throw std::invalid_argument("tdmaps::edm::pair_histogram_part: part " + std::to_string(part) + " of " +
