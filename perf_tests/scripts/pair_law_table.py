@@ -45,7 +45,7 @@ def main():
             for r in csv.reader(f):
                 if len(r) >= 5 and r[0] == "samples_square":
                     anchor[(r[1], int(r[2]))] = float(r[3])
-    ns = sorted({int(m.group(1)) for k in rows for m in [re.search(r"/n(\d+)$", k)] if m and k.startswith("pairlaw/")})
+    ns = sorted({int(m.group(1)) for k in rows for m in [re.search(r"/n(\d+)$", k)] if m and re.match(r"pairlaw/(gravity_acc|kde)/", k)})
     if not ns:
         print("no pairlaw cases in", a.json)
         return 1
