@@ -11,25 +11,16 @@ A ratio is the peer's time over tdmaps' (above 1: tdmaps is faster)."""
 
 import argparse
 import csv
-import json
 import os
 import re
 import sys
 
+from pair_law_table import load  # the benchmark JSON, a cut-off run included
+
 
 def load_tdmaps(path):
-    with open(path) as f:
-        text = f.read()
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError:  # a run cut off: the cases up to the last complete one
-        cut = text.rfind("}\n    ,")
-        data = json.loads(text[: cut + 1] + "]}") if cut > 0 else {"benchmarks": []}
     out = {}
-    for b in data.get("benchmarks", []):
-        if b.get("error_occurred"):
-            continue
-        name = b["name"].split("/manual_time")[0].split("/iterations")[0]
+    for name, b in load(path).items():
         m = re.match(r"pairlaw/(nearest|count|histogram|kde)/fp32/(app|user)/lambda/r32/n(\d+)$", name)
         if m:
             q = {"nearest": "nn"}.get(m.group(1), m.group(1))
