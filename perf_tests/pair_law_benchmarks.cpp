@@ -19,6 +19,8 @@
 //     histogram    tdmaps::edm::pair_histogram (100 bins, rmax 1), the same points
 //       app        the app's call (histogram_pair_law on GPUs)
 //       element    histogram_pairs with the same kernel
+//     nearest_d4, count_d4   the nearest neighbour and the count at d = 4 (points in
+//                  [0, 1)^4, the ball of 32 / n), app, lambda only
 //     map: lambda, and bb (the bounding box of the same run: I = t_bb / t_lambda)
 //
 // Counters (time_launches): ms_median, ms_min, pairs_per_s = n (n - 1) / 2 / t,
@@ -37,6 +39,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -225,22 +228,29 @@ void run_kde(benchmark::State& state, index_t n) {
   state.counters["max_rel_err"] = worst;
 }
 
-/// n fp32 points uniform in [0, 1)^3 (seed 7).
-Kokkos::View<float**, Kokkos::LayoutRight, MemSpace> cube_points(index_t n) {
-  Kokkos::View<float**, Kokkos::LayoutRight, MemSpace> pts("pairlaw::points", static_cast<std::size_t>(n), 3);
+/// n fp32 points uniform in [0, 1)^d (seed 7).
+Kokkos::View<float**, Kokkos::LayoutRight, MemSpace> cube_points(index_t n, int d = 3) {
+  Kokkos::View<float**, Kokkos::LayoutRight, MemSpace> pts("pairlaw::points", static_cast<std::size_t>(n),
+                                                           static_cast<std::size_t>(d));
   auto h = Kokkos::create_mirror_view(pts);
   std::mt19937_64 g(7u);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   for (index_t i = 0; i < n; ++i)
-    for (int c = 0; c < 3; ++c) h(i, c) = static_cast<float>(u(g));
+    for (int c = 0; c < d; ++c) h(i, c) = static_cast<float>(u(g));
   Kokkos::deep_copy(pts, h);
   return pts;
 }
 
+/// The radius of the d-ball of volume k / n (the peers' radius, perf_tests/peers/: about k neighbours a point).
+double ball_radius(index_t n, int d, double k) {
+  const double log_unit_ball = 0.5 * d * std::log(3.141592653589793) - std::lgamma(0.5 * d + 1);
+  return std::exp((std::log(k / static_cast<double>(n)) - log_unit_ball) / d);
+}
+
 template <class Map>
-void run_nearest(benchmark::State& state, index_t n) {
+void run_nearest(benchmark::State& state, index_t n, int d = 3) {
   const ExecSpace space;
-  const auto pts = cube_points(n);
+  const auto pts = cube_points(n, d);
   const Map map = make_map<Map>(n);
   Kokkos::View<tdmaps::edm::NearestKey*, MemSpace> keys("pairlaw::nn_keys", static_cast<std::size_t>(n));
   time_launches(state, 0.5 * static_cast<double>(n) * static_cast<double>(n - 1), 0.0, [&] {
@@ -254,20 +264,20 @@ void run_nearest(benchmark::State& state, index_t n) {
 /// in the unit cube: `app` the edm calls (the reduce walk on GPUs), `element`
 /// the element walk the app took before (reduce_pairs / histogram_pairs with
 /// the same kernels), in the same run. Counter `check`: the count, or the
-/// histogram's total, equal between the two.
+/// histogram's total, equal between the two. The count also at d = 4 (app only).
 template <class Map>
-void run_count(benchmark::State& state, index_t n, bool app) {
+void run_count(benchmark::State& state, index_t n, bool app, int d = 3) {
   const ExecSpace space;
-  const auto pts = cube_points(n);
+  const auto pts = cube_points(n, d);
   const Map map = make_map<Map>(n);
-  // The ball of 32 / n of the cube's volume: about 32 neighbours a point (the peers' radius, perf_tests/peers/).
-  const double radius = std::cbrt(32.0 / static_cast<double>(n) * 3.0 / (4.0 * 3.141592653589793));
+  const double radius = ball_radius(n, d, 32.0);
   index_t c = 0;
   time_launches(state, 0.5 * static_cast<double>(n) * static_cast<double>(n - 1), 0.0, [&] {
     if (app) {
       c = tdmaps::edm::count_within(space, pts, map, radius);
     } else {
       c = 0;
+      if (d != 3) throw std::invalid_argument("pairlaw count: the element walk is benchmarked at d = 3 only");
       tdmaps::reduce_pairs(space, map, tdmaps::edm::detail::count_kernel<3>(pts, radius), Kokkos::Sum<index_t>(c));
     }
   });
@@ -323,6 +333,13 @@ void register_pair_law_benchmarks(const Options& o) {
         ->Iterations(iters);
     register_case(name("nearest", "app", "bb", nn), o,
                   [nn](benchmark::State& s) { run_nearest<tdmaps::BoundingBoxMap>(s, nn); })
+        ->Iterations(iters);
+    // d = 4: the other dimension of the register walks (ArborX's at d = 4 beside them, perf_tests/peers/).
+    register_case(name("nearest_d4", "app", "lambda", nn), o,
+                  [nn](benchmark::State& s) { run_nearest<tdmaps::LambdaMap<>>(s, nn, 4); })
+        ->Iterations(iters);
+    register_case(name("count_d4", "app", "lambda", nn), o,
+                  [nn](benchmark::State& s) { run_count<tdmaps::LambdaMap<>>(s, nn, true, 4); })
         ->Iterations(iters);
     for (const bool app : {true, false}) {
       const std::string v = app ? "app" : "element";

@@ -22,16 +22,16 @@ echo "command: BUDGET=$BUDGET ARBORX=$ARBORX REDUCE_N=$RN bash $0 $*" | note
 say machine
 machine "$L/machine.txt"
 
-say "tdmaps: pairlaw nearest, count, histogram at n = $RN; kde at 2^20"
+say "tdmaps: pairlaw nearest, count, histogram at n = $RN (nearest and count at d = 3 and 4); kde at 2^20"
 timeout $(( $(left) - 300 )) "$BIN/tdmaps_bench_maps" \
-  --benchmark_filter='^pairlaw/(nearest|count|histogram)/|^pairlaw/kde/fp32/user/lambda/' --nbody-n=1048576 \
+  --benchmark_filter='^pairlaw/(nearest|count|histogram)/|^pairlaw/(nearest|count)_d4/|^pairlaw/kde/fp32/user/lambda/' --nbody-n=1048576 \
   --reduce-n="$RN" --benchmark_format=json --benchmark_out="$OUT/pairlaw.json" --benchmark_out_format=json \
   > "$L/bench_console.json" 2> "$L/bench_stderr.txt"
 echo "bench rc=$?" | note
 
-say "ArborX 2.1: BVH and BruteForce, d = 3 and 8"
+say "ArborX 2.1: BVH and BruteForce, d = 3, 4 and 8"
 if [ -x "$ARBORX" ]; then
-  timeout $(( $(left) - 200 )) "$ARBORX" --n "$RN" --d 3,8 --rounds 5 > "$OUT/arborx.csv" 2> "$L/arborx.log"
+  timeout $(( $(left) - 200 )) "$ARBORX" --n "$RN" --d 3,4,8 --rounds 5 > "$OUT/arborx.csv" 2> "$L/arborx.log"
   echo "arborx rc=$?" | note
 else
   echo "arborx skipped ($ARBORX not found)" | note

@@ -2,8 +2,8 @@
 """The peers batch's table (device_peers.sh): per reduction and n, tdmaps'
 time (the pairlaw group's app cases, lambda map) beside ArborX 2.1's BVH and
 BruteForce and chunked torch.cdist (matmul and exact modes), all from the
-same device call, fp32, uniform points in the unit cube, d = 3; the peers'
-d = 8 rows after (tdmaps' past d = 4 is the any-dimension work).
+same device call, fp32, uniform points in the unit cube, d = 3 and 4; the
+peers' d = 8 rows after (tdmaps' past d = 4 is the any-dimension work).
 
     python3 perf_tests/scripts/peers_table.py pairlaw.json --arborx arborx.csv --torch torch_*.csv
 
@@ -21,10 +21,10 @@ from pair_law_table import load  # the benchmark JSON, a cut-off run included
 def load_tdmaps(path):
     out = {}
     for name, b in load(path).items():
-        m = re.match(r"pairlaw/(nearest|count|histogram|kde)/fp32/(app|user)/lambda/r32/n(\d+)$", name)
+        m = re.match(r"pairlaw/(nearest|count|histogram|kde)(_d4)?/fp32/(app|user)/lambda/r32/n(\d+)$", name)
         if m:
             q = {"nearest": "nn"}.get(m.group(1), m.group(1))
-            out[(q, 3, int(m.group(3)))] = b["ms_median"]
+            out[(q, 4 if m.group(2) else 3, int(m.group(4)))] = b["ms_median"]
     return out
 
 

@@ -75,6 +75,16 @@ struct law_rows : std::integral_constant<int, 4> {};
 template <class Law>
 struct law_rows<Law, std::void_t<decltype(Law::rows)>> : std::integral_constant<int, Law::rows> {};
 
+/// The lane walk's launch bounds (resident teams a multiprocessor must fit):
+/// 16, at most 128 registers a lane, where the R rows' and R columns' points
+/// and sums take at most 96 words; else 8 (up to 255), which keeps a walk of
+/// wide points (doubles, more values) out of local memory.
+template <class Law, int R>
+struct law_min_blocks
+    : std::integral_constant<int, 2 * R * ((sizeof(typename Law::point_type) + sizeof(typename Law::value_type)) / 4) <= 96
+                                      ? 16
+                                      : 8> {};
+
 template <class Map, class Law, class Out>
 void check_pair_law(const Map& map, const Law&, const Out& out, const char* who) {
   require_team_map<Map>();
@@ -111,7 +121,7 @@ void pair_law_lanes(const ExecSpace& space, const Map& macro, int l, index_t beg
   f.with_diagonal = with_diagonal;
   f.law = law;
   f.out = out;
-  warp_walk_launch<W>(space, f, begin, end, hints.blocks_per_team, label);
+  warp_walk_launch<W, law_min_blocks<Law, R>::value>(space, f, begin, end, hints.blocks_per_team, label);
 }
 
 /// The host walk over omegas [begin, end) of launch l of the caller's map.

@@ -72,8 +72,10 @@ KOKKOS_FORCEINLINE_FUNCTION void warp_walk_blocks(const F& f, const index_t leag
 /// Runs the lane walk f (members offset, count, per_team; its map and launch
 /// set) over the omegas [begin, end) of its launch in teams of one thread of
 /// W lanes, blocks_per_team blocks per team (0: warp_walk_blocks_per_team),
-/// in leagues of at most 2^30 teams (a CUDA grid's int).
-template <int W = 32, class ExecSpace, class F>
+/// in leagues of at most 2^30 teams (a CUDA grid's int). MinBlocks: the
+/// launch bounds' resident teams a multiprocessor must fit (16: at most 128
+/// registers a lane on CUDA; 8: 255).
+template <int W = 32, int MinBlocks = 16, class ExecSpace, class F>
 void warp_walk_launch(const ExecSpace& space, F& f, index_t begin, index_t end, int blocks_per_team,
                       const std::string& label) {
   if (end <= begin) return;
@@ -83,7 +85,7 @@ void warp_walk_launch(const ExecSpace& space, F& f, index_t begin, index_t end, 
     f.offset = at;
     f.count = std::min(most, end - at);
     const index_t teams = (f.count + f.per_team - 1) / f.per_team;
-    Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<W, 16>, Kokkos::IndexType<int>> policy(
+    Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<W, MinBlocks>, Kokkos::IndexType<int>> policy(
         space, static_cast<int>(teams), 1, W);
     Kokkos::parallel_for(label, policy, f);
   }

@@ -56,11 +56,18 @@ struct BodyLaw {
     to_b.a[0] -= sj * dx, to_b.a[1] -= sj * dy, to_b.a[2] -= sj * dz;
     if constexpr (Energy) to_a.a[3] += u, to_b.a[3] += u;
   }
-  /// \brief out(i) += body i's sums (its energy share: half its pairs' energies).
+  /// \brief out(i) += body i's sums (its energy share: half its pairs' energies; without
+  /// Energy, out(i).e is not touched).
   KOKKOS_FORCEINLINE_FUNCTION void flush(const Kokkos::View<Accel<Real>*, Mem>& out, index_t i,
                                          const value_type& v) const {
-    pair_value_traits<Accel<Real>>::atomic_add(&out(i), Accel<Real>{v.a[0], v.a[1], v.a[2],
-                                                                     Energy ? Real(0.5) * v.a[Energy ? 3 : 0] : Real(0)});
+    if constexpr (Energy) {
+      pair_value_traits<Accel<Real>>::atomic_add(&out(i), Accel<Real>{v.a[0], v.a[1], v.a[2], Real(0.5) * v.a[3]});
+    } else {
+      // Three atomics, not four: the energy slot stays as it is (zero).
+      Kokkos::atomic_add(detail::native(&out(i).x), detail::native(v.a[0]));
+      Kokkos::atomic_add(detail::native(&out(i).y), detail::native(v.a[1]));
+      Kokkos::atomic_add(detail::native(&out(i).z), detail::native(v.a[2]));
+    }
   }
 };
 
