@@ -7,13 +7,18 @@
 # builds + installs one Kokkos prefix per preset into an ignored cache folder
 # keyed by the tarball hash and the patch hash. A second run is free.
 #
-#   bash cmake/bootstrap.sh [--preset host|cuda] [--arch HOPPER90] [--no-apt]
+#   bash cmake/bootstrap.sh [--preset host|threads|cuda|hip] [--arch HOPPER90|AMD_GFX90A] [--no-apt]
 #                           [--kokkos-source TARBALL [--kokkos-kernels-source TARBALL]]
 #                           [--no-deprecated]
 #
 # After a successful run, .cache/kokkos-<preset> is a symbolic link to the
 # installed prefix; CMakePresets.json points Kokkos_ROOT at it.
 # Users with their own Kokkos skip all of this: cmake -DKokkos_ROOT=<prefix>.
+# Presets: host (Serial + OpenMP, g++), threads (Serial + Threads, g++), cuda
+# (Serial + CUDA, nvcc_wrapper; --arch one of the CUDA arches below) and hip
+# (Serial + HIP, hipcc; --arch an AMD one, default AMD_GFX90A; Debian's
+# hipcc, libamdhip64-dev and rocm-device-libs are installed; needs
+# --kokkos-source, a Kokkos 4.x: this HIP is not tested with 3.4).
 # TDMAPS_CACHE=<dir> keeps downloads, sources and prefixes elsewhere (e.g. one
 # cache for many clones, as CI does); the links stay in this checkout's .cache.
 # A prefix records the compiler it was built with and is rebuilt when that
@@ -35,7 +40,7 @@ say() { echo "tdmaps bootstrap: $*" >&2; }
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${TDMAPS_CACHE:-$ROOT/.cache}
 PRESET=host
-ARCH=HOPPER90
+ARCH=""
 APT=1
 KSRC=""
 KKSRC=""
@@ -47,12 +52,14 @@ TARBALL_SHA=0ddb47784ba7b8a6b9a07a4822b33be508feb4ccd54301b2a5d10c9e54524b90
 SRCPKG="trilinos=13.2.0-4"
 # CUDA 13 compiles for sm_75 and newer only.
 KNOWN_ARCHES="TURING75 AMPERE80 AMPERE86 HOPPER90"
+# HIP: CDNA (64-lane wavefronts) and RDNA (32), as Kokkos names them.
+KNOWN_HIP_ARCHES="AMD_GFX90A AMD_GFX942 AMD_GFX1100"
 
 while [ $# -gt 0 ]; do
   case "$1" in
-    --preset) [ $# -ge 2 ] || die "--preset needs a value (host or cuda)"; PRESET=$2; shift 2 ;;
+    --preset) [ $# -ge 2 ] || die "--preset needs a value (host, threads, cuda or hip)"; PRESET=$2; shift 2 ;;
     --preset=*) PRESET=${1#*=}; shift ;;
-    --arch) [ $# -ge 2 ] || die "--arch needs a value (one of: $KNOWN_ARCHES)"; ARCH=$2; shift 2 ;;
+    --arch) [ $# -ge 2 ] || die "--arch needs a value (one of: $KNOWN_ARCHES $KNOWN_HIP_ARCHES)"; ARCH=$2; shift 2 ;;
     --arch=*) ARCH=${1#*=}; shift ;;
     --no-apt) APT=0; shift ;;
     --kokkos-source) [ $# -ge 2 ] || die "--kokkos-source needs a value (a Kokkos source .tar.gz)"; KSRC=$2; shift 2 ;;
@@ -61,11 +68,18 @@ while [ $# -gt 0 ]; do
     --kokkos-kernels-source=*) KKSRC=${1#*=}; shift ;;
     --no-deprecated) NODEP=1; shift ;;
     -h|--help) sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) die "unknown option '$1' (known: --preset host|cuda, --arch ARCH, --no-apt, --kokkos-source TARBALL, --kokkos-kernels-source TARBALL, --no-deprecated)" ;;
+    *) die "unknown option '$1' (known: --preset host|threads|cuda|hip, --arch ARCH, --no-apt, --kokkos-source TARBALL, --kokkos-kernels-source TARBALL, --no-deprecated)" ;;
   esac
 done
-case "$PRESET" in host|cuda) ;; *) die "unknown preset '$PRESET' (known presets: host, cuda)" ;; esac
-case " $KNOWN_ARCHES " in *" $ARCH "*) ;; *) die "unknown CUDA arch '$ARCH' (known: $KNOWN_ARCHES)" ;; esac
+case "$PRESET" in host|threads|cuda|hip) ;; *) die "unknown preset '$PRESET' (known presets: host, threads, cuda, hip)" ;; esac
+if [ "$PRESET" = hip ]; then
+  [ -n "$ARCH" ] || ARCH=AMD_GFX90A
+  case " $KNOWN_HIP_ARCHES " in *" $ARCH "*) ;; *) die "unknown HIP arch '$ARCH' (known: $KNOWN_HIP_ARCHES)" ;; esac
+  [ -n "$KSRC" ] || die "preset 'hip' needs --kokkos-source (a Kokkos 4.x tarball, e.g. kokkos-4.6.01.tar.gz)"
+else
+  [ -n "$ARCH" ] || ARCH=HOPPER90
+  case " $KNOWN_ARCHES " in *" $ARCH "*) ;; *) die "unknown CUDA arch '$ARCH' (known: $KNOWN_ARCHES)" ;; esac
+fi
 if [ -z "$KSRC" ]; then
   [ -z "$KKSRC" ] || die "--kokkos-kernels-source needs --kokkos-source (the default builds both from Debian's trilinos source)"
   [ "$NODEP" = 0 ] || die "--no-deprecated needs --kokkos-source (it is for Kokkos 4.x; the default is 3.4.01)"
@@ -95,6 +109,22 @@ if [ -n "$missing" ]; then
   apt-get install -y -qq --no-install-recommends $missing >/dev/null || die "apt-get install failed for:$missing"
 fi
 
+if [ "$PRESET" = hip ]; then
+  hip_missing=""
+  for p in hipcc libamdhip64-dev rocm-device-libs; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || hip_missing="$hip_missing $p"
+  done
+  if [ -n "$hip_missing" ]; then
+    [ "$APT" = 1 ] || die "preset 'hip' needs the Debian packages:$hip_missing (rerun without --no-apt as root)"
+    [ "$(id -u)" = 0 ] || die "preset 'hip' needs the Debian packages:$hip_missing; installing them needs root"
+    say "installing:$hip_missing"
+    export DEBIAN_FRONTEND=noninteractive
+    # shellcheck disable=SC2086
+    apt-get install -y -qq --no-install-recommends $hip_missing >/dev/null || die "apt-get install failed for:$hip_missing"
+  fi
+  HIPCC=$(command -v hipcc || true)
+  [ -n "$HIPCC" ] || die "preset 'hip' needs hipcc (Debian: hipcc), not found on PATH"
+fi
 if [ "$PRESET" = cuda ]; then
   NVCC=${CUDACXX:-}
   [ -n "$NVCC" ] || NVCC=$(command -v nvcc || true)
@@ -238,20 +268,19 @@ fi
 # Kokkos is built position-independent: the Python module (python/) links its
 # static libraries into a shared object. The "pic" in the name keeps a prefix
 # built before that from being reused.
-if [ "$PRESET" = host ]; then
-  NAME="$KEY-pic-host"
-else
-  NAME="$KEY-pic-cuda-$ARCH"
-fi
+case "$PRESET" in
+  host|threads) NAME="$KEY-pic-$PRESET" ;;
+  *) NAME="$KEY-pic-$PRESET-$ARCH" ;;
+esac
 if [ "$NODEP" = 1 ]; then NAME="$NAME-nodep"; fi
 PREFIX="$CACHE/install/$NAME"
 # The compiler a prefix is built with is part of what it is: recorded in
 # .complete, checked on reuse (an empty .complete predates the record).
-if [ "$PRESET" = host ]; then
-  COMPILER_ID=$(g++ --version 2>/dev/null | head -1)
-else
-  COMPILER_ID="$(g++ --version 2>/dev/null | head -1); $("$NVCC" --version 2>/dev/null | tail -1)"
-fi
+case "$PRESET" in
+  host|threads) COMPILER_ID=$(g++ --version 2>/dev/null | head -1) ;;
+  hip) COMPILER_ID=$("$HIPCC" --version 2>/dev/null | grep -m1 -i "clang version") ;;
+  *) COMPILER_ID="$(g++ --version 2>/dev/null | head -1); $("$NVCC" --version 2>/dev/null | tail -1)" ;;
+esac
 if [ -f "$PREFIX/.complete" ] && [ -s "$PREFIX/.complete" ] && [ "$(cat "$PREFIX/.complete")" != "$COMPILER_ID" ]; then
   say "$PREFIX was built with another compiler ($(cat "$PREFIX/.complete")): rebuilding"
   rm -f "$PREFIX/.complete"
@@ -266,6 +295,15 @@ if [ ! -f "$PREFIX/.complete" ]; then
   if [ "$PRESET" = host ]; then
     kflags=(-DCMAKE_CXX_COMPILER=g++ -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_OPENMP=ON)
     kkflags=(-DCMAKE_CXX_COMPILER=g++)
+  elif [ "$PRESET" = threads ]; then
+    kflags=(-DCMAKE_CXX_COMPILER=g++ -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_THREADS=ON)
+    kkflags=(-DCMAKE_CXX_COMPILER=g++)
+  elif [ "$PRESET" = hip ]; then
+    # rocThrust is not packaged by Debian; Kokkos uses it only for its sort.
+    kflags=(-DCMAKE_CXX_COMPILER="$HIPCC" -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_HIP=ON -DKokkos_ARCH_$ARCH=ON
+            -DKokkos_ENABLE_ROCTHRUST=OFF)
+    kkflags=(-DCMAKE_CXX_COMPILER="$HIPCC" -DKokkosKernels_ENABLE_TPL_ROCBLAS=OFF -DKokkosKernels_ENABLE_TPL_ROCSPARSE=OFF
+             -DKokkosKernels_ENABLE_TPL_ROCSOLVER=OFF)
   else
     NVCC_WRAPPER_DEFAULT_ARCH="sm_${ARCH//[!0-9]/}"; export NVCC_WRAPPER_DEFAULT_ARCH
     kflags=(-DCMAKE_CXX_COMPILER="$SRC/kokkos/bin/nvcc_wrapper" -DKokkos_ENABLE_SERIAL=ON

@@ -24,7 +24,7 @@ endfunction()
 
 # tdmaps_add_python_test(<name> <label> <script> <binary target> <env> [<more binary targets>...])
 function(tdmaps_add_python_test name label script target env)
-  if(NOT TDMAPS_ENABLE_TESTS OR NOT TDMAPS_PYTHON_TESTS OR Kokkos_ENABLE_CUDA)
+  if(NOT TDMAPS_ENABLE_TESTS OR NOT TDMAPS_PYTHON_TESTS OR TDMAPS_GPU_BUILD)
     return()
   endif()
   tdmaps_python_with(py "import numpy, scipy.spatial")

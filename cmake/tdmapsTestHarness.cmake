@@ -2,7 +2,8 @@
 # header is compiled once per enabled Kokkos backend through a generated
 # translation unit that first includes the backend's category header
 # (unit_tests/backends/<backend>.hpp: TEST_CATEGORY, TEST_EXECSPACE), so the
-# tests come out as serial.<test>, openmp.<test>, cuda.<test>. One executable
+# tests come out as serial.<test>, openmp.<test>, threads.<test>, cuda.<test>,
+# hip.<test>. One executable
 # per backend, tdmaps_unit_tests_<backend>, holds every set registered here:
 # the library's (unit_tests/) and each app's (apps/<app>/tests/). Host builds
 # add three executables that run chosen headers again on Serial with a
@@ -26,10 +27,11 @@
 #       [DEFINITIONS <definitions>...])    for the set's translation units
 # Relative header paths are taken from the calling directory.
 
-# A CUDA build tests the CUDA backend; its host backends are the host
-# builds' (the same code through the same host compiler), so their
+# A GPU build (CUDA, HIP) tests its GPU backend; its host backends are the
+# host builds' (the same code through a host compiler), so their
 # executables are left out there unless asked for.
-if(Kokkos_ENABLE_CUDA)
+# (TDMAPS_GPU_BUILD: the top CMakeLists.txt.)
+if(TDMAPS_GPU_BUILD)
   option(TDMAPS_TEST_HOST_BACKENDS "Also build the host backends' test executables in a CUDA build" OFF)
 else()
   set(TDMAPS_TEST_HOST_BACKENDS ON)
@@ -37,19 +39,19 @@ endif()
 # TDMAPS_TEST_ONLY_BACKENDS narrows them to a list (CI's second Kokkos line
 # tests OpenMP alone: the Serial executable compiles the same sources again).
 set(TDMAPS_TEST_ONLY_BACKENDS "" CACHE STRING
-    "Test only these of the enabled Kokkos backends (a ;-list of serial, openmp, cuda; empty: all of them)")
+    "Test only these of the enabled Kokkos backends (a ;-list of serial, openmp, threads, cuda, hip; empty: all of them)")
 foreach(backend ${TDMAPS_TEST_ONLY_BACKENDS})
-  if(NOT backend MATCHES "^(serial|openmp|cuda)$")
-    message(FATAL_ERROR "TDMAPS_TEST_ONLY_BACKENDS: unknown backend '${backend}' (serial, openmp or cuda)")
+  if(NOT backend MATCHES "^(serial|openmp|threads|cuda|hip)$")
+    message(FATAL_ERROR "TDMAPS_TEST_ONLY_BACKENDS: unknown backend '${backend}' (serial, openmp, threads, cuda or hip)")
   endif()
 endforeach()
 set(TDMAPS_TEST_BACKENDS)
-foreach(dev SERIAL OPENMP CUDA)
+foreach(dev SERIAL OPENMP THREADS CUDA HIP)
     string(TOLOWER ${dev} backend)
   if(TDMAPS_TEST_ONLY_BACKENDS AND NOT backend IN_LIST TDMAPS_TEST_ONLY_BACKENDS)
     continue()
   endif()
-  if(Kokkos_ENABLE_${dev} AND (dev STREQUAL "CUDA" OR TDMAPS_TEST_HOST_BACKENDS))
+  if(Kokkos_ENABLE_${dev} AND (dev MATCHES "^(CUDA|HIP)$" OR TDMAPS_TEST_HOST_BACKENDS))
     list(APPEND TDMAPS_TEST_BACKENDS ${backend})
   endif()
 endforeach()
@@ -66,7 +68,7 @@ message(STATUS "tdmaps unit-test backends: ${TDMAPS_TEST_BACKENDS}")
 # run them as built); CUDA builds keep it too (nvcc takes one -O; their tests
 # run on the GPU). TDMAPS_HOST_OPTIMIZATION, when set, is used instead
 # (cmake/tdmapsTargetFlags.cmake).
-if(Kokkos_ENABLE_CUDA)
+if(TDMAPS_GPU_BUILD)
   set(TDMAPS_TEST_OPTIMIZATION "" CACHE STRING "Optimisation flags of the unit-test executables (empty: the build type's)")
 else()
   set(TDMAPS_TEST_OPTIMIZATION "-O1" CACHE STRING "Optimisation flags of the unit-test executables (empty: the build type's)")
@@ -80,7 +82,7 @@ endforeach()
 # TDMAPS_TEST_HOST_VARIANTS=OFF leaves them out: they test the project's own
 # index math, not Kokkos (CI's second Kokkos line skips them).
 option(TDMAPS_TEST_HOST_VARIANTS "Build the lane_tile and split_league test executables (host builds)" ON)
-if(Kokkos_ENABLE_SERIAL AND NOT Kokkos_ENABLE_CUDA AND TDMAPS_TEST_HOST_VARIANTS)
+if(Kokkos_ENABLE_SERIAL AND NOT TDMAPS_GPU_BUILD AND TDMAPS_TEST_HOST_VARIANTS)
   list(APPEND _tdmaps_test_variants
        "lane_tile_step3|serial|lane_tile_step3.|TDMAPS_FORCE_LANE_TILE,TDMAPS_FORCE_LANE_STEP=3"
        "lane_tile_step1|serial|lane_tile_step1.|TDMAPS_FORCE_LANE_TILE,TDMAPS_FORCE_LANE_STEP=1"

@@ -3,12 +3,17 @@
 
 // Free memory of a Kokkos memory space, for the apps' "does the output fit"
 // check before allocating (no chunking yet):
-//   free_memory_bytes<MemorySpace>()  device: cudaMemGetInfo's free bytes;
+//   free_memory_bytes<MemorySpace>()  device: the GPU runtime's free bytes
+//                                      (tdmaps::backend::device_free_bytes: CUDA,
+//                                      HIP); a device space whose backend does
+//                                      not say (SYCL) throws tdmaps::app::Error;
 //                                      host spaces: host_available_bytes()
 //   check_fits<MemorySpace>(bytes, what)  throws tdmaps::app::Error naming
 //                                      the size and what is free
 
 #include "npy.hpp"
+
+#include <tdmaps/kokkos_ext/backend.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -21,13 +26,11 @@ namespace app {
 
 template <class MemorySpace>
 std::int64_t free_memory_bytes() {
-#if defined(KOKKOS_ENABLE_CUDA)
-  if (std::is_same<MemorySpace, Kokkos::CudaSpace>::value || std::is_same<MemorySpace, Kokkos::CudaUVMSpace>::value) {
-    std::size_t free_b = 0, total_b = 0;
-    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) throw Error("cudaMemGetInfo failed");
-    return static_cast<std::int64_t>(free_b);
-  }
-#endif
+  const std::int64_t device = backend::device_free_bytes<MemorySpace>();
+  if (device >= 0) return device;
+  if (backend::is_device_memory<MemorySpace>::value)
+    throw Error(std::string("cannot tell how much ") + MemorySpace::name() +
+                " memory is free (the GPU runtime did not say); refusing to allocate without that check");
   return host_available_bytes();
 }
 

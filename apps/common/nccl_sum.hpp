@@ -42,7 +42,7 @@ class NcclSum {
   void sum_f64(double* data, std::int64_t count, void* stream) const;
 
  private:
-  void* lib_ = nullptr;
+  [[maybe_unused]] void* lib_ = nullptr;  // the NCCL library (builds with MPI and CUDA)
   void* comm_ = nullptr;
   std::string status_;
 };

@@ -8,6 +8,8 @@
 
 #include "ranks.hpp"
 
+#include <tdmaps/kokkos_ext/backend.hpp>
+
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -22,11 +24,8 @@ inline std::vector<std::string> rank_device_args(const Ranks& ranks, std::vector
     return a.rfind("--kokkos-device-id", 0) == 0 || a.rfind("--kokkos-num-devices", 0) == 0;
   });
   if (ranks.size() > 1 && !named) {
-#if defined(KOKKOS_ENABLE_CUDA)
-    int count = 0;
-    if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0)
-      kokkos.push_back("--kokkos-device-id=" + std::to_string(ranks.local_rank() % count));
-#endif
+    const int count = backend::device_count();  // CUDA, HIP; 0 on host builds
+    if (count > 0) kokkos.push_back("--kokkos-device-id=" + std::to_string(ranks.local_rank() % count));
   }
   return kokkos;
 }

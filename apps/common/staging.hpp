@@ -2,25 +2,23 @@
 #define TDMAPS_APPS_COMMON_STAGING_HPP
 
 // Host memory a device copies into and out of at full speed (target
-// tdmaps::app_common): pinned host memory on CUDA, the host space itself on
-// host backends (where nothing is copied).
+// tdmaps::app_common): pinned host memory on CUDA and HIP, the host space
+// itself on host backends (where nothing is copied).
+
+#include <tdmaps/kokkos_ext/backend.hpp>
 
 #include <Kokkos_Core.hpp>
 
 namespace tdmaps {
 namespace app {
 
-/// staging_space<ExecSpace>::type: where results of ExecSpace are staged on the host.
+/// staging_space<ExecSpace>::type: where results of ExecSpace are staged on
+/// the host (tdmaps::backend::staging_space_t: pinned on CUDA and HIP, SYCL's
+/// host USM; the host backends' own memory).
 template <class ExecSpace>
 struct staging_space {
-  using type = Kokkos::HostSpace;  ///< host backends
+  using type = backend::staging_space_t<ExecSpace>;  ///< the staging memory space
 };
-#if defined(KOKKOS_ENABLE_CUDA)
-template <>
-struct staging_space<Kokkos::Cuda> {
-  using type = Kokkos::CudaHostPinnedSpace;  ///< CUDA: pinned
-};
-#endif
 
 }  // namespace app
 }  // namespace tdmaps

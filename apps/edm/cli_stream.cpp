@@ -33,32 +33,11 @@ namespace tdmaps {
 namespace edm_cli {
 namespace {
 
-/// Two instances of ExecSpace: compute and copy (two CUDA streams; one
-/// instance twice on host backends, where nothing is copied).
+/// Two instances of ExecSpace: compute and copy (two streams on CUDA and
+/// HIP; one instance twice on host backends, where nothing is copied):
+/// tdmaps::backend::InstancePair.
 template <class ExecSpace>
-struct Instances {
-  ExecSpace compute, copy;
-};
-#if defined(KOKKOS_ENABLE_CUDA)
-template <>
-struct Instances<Kokkos::Cuda> {
-  cudaStream_t s[2] = {nullptr, nullptr};
-  Kokkos::Cuda compute, copy;
-  static cudaStream_t make() {
-    cudaStream_t st;
-    if (cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) != cudaSuccess)
-      throw app::Error("cannot create a CUDA stream for the streamed output");
-    return st;
-  }
-  Instances() : s{make(), make()}, compute(s[0]), copy(s[1]) {}
-  ~Instances() {
-    compute = Kokkos::Cuda();
-    copy = Kokkos::Cuda();
-    cudaStreamDestroy(s[0]);
-    cudaStreamDestroy(s[1]);
-  }
-};
-#endif
+using Instances = backend::InstancePair<ExecSpace>;
 
 /// A host thread running one job at a time (the sink), its error rethrown on wait().
 class Writer {
@@ -123,12 +102,12 @@ void stream_chunks(const Map& map, const Kokkos::View<const Real**, Kokkos::Layo
     Real* direct = on_host ? host_dest(o, m) : nullptr;
     if constexpr (on_host) {
       if (direct) {
-        edm::edm_chunk(inst.compute, x, map, layout, o,
+        edm::edm_chunk(inst.compute(), x, map, layout, o,
                        Kokkos::View<Real*, mem, Kokkos::MemoryUnmanaged>(direct, static_cast<std::size_t>(m)), hints);
         return;
       }
     }
-    edm::edm_chunk(inst.compute, x, map, layout, o, Kokkos::subview(dbuf[k % 2], std::make_pair(index_t(0), m)), hints);
+    edm::edm_chunk(inst.compute(), x, map, layout, o, Kokkos::subview(dbuf[k % 2], std::make_pair(index_t(0), m)), hints);
   };
   Writer writer;
   const index_t bytes = static_cast<index_t>(sizeof(Real));
@@ -138,7 +117,7 @@ void stream_chunks(const Map& map, const Kokkos::View<const Real**, Kokkos::Layo
   for (index_t k = 0; k < chunks; ++k) {
     index_t o, m;
     range_of(k, o, m);
-    inst.compute.fence();  // chunk k is computed
+    inst.compute().fence();  // chunk k is computed
     const Real* host_data;
     if constexpr (on_host) {
       Real* direct = host_dest(o, m);
@@ -152,9 +131,9 @@ void stream_chunks(const Map& map, const Kokkos::View<const Real**, Kokkos::Layo
       auto dst = direct ? Kokkos::View<Real*, host_mem, Kokkos::MemoryUnmanaged>(direct, static_cast<std::size_t>(m))
                         : Kokkos::View<Real*, host_mem, Kokkos::MemoryUnmanaged>(hbuf[k % 2].data(),
                                                                                 static_cast<std::size_t>(m));
-      Kokkos::deep_copy(inst.copy, dst, Kokkos::subview(dbuf[k % 2], std::make_pair(index_t(0), m)));
+      Kokkos::deep_copy(inst.copy(), dst, Kokkos::subview(dbuf[k % 2], std::make_pair(index_t(0), m)));
       if (k + 1 < chunks) compute(k + 1);  // overlaps the copy (the other device buffer)
-      inst.copy.fence();
+      inst.copy().fence();
       host_data = dst.data();
       writer.start([&sink, host_data, o, m]() { sink(host_data, o, m); });
     }

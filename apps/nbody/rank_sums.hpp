@@ -11,6 +11,8 @@
 // (pinned on CUDA) by MPI.
 
 #include "common/nccl_sum.hpp"
+
+#include <tdmaps/kokkos_ext/backend.hpp>
 #include "common/npy.hpp"
 #include "common/ranks.hpp"
 #include "common/staging.hpp"
@@ -96,19 +98,11 @@ class RankSums {
 
  private:
   using Copy = RankSumsCopy<Real, mem>;
-#if defined(KOKKOS_ENABLE_CUDA)
-  static constexpr bool on_cuda = std::is_same<Space, Kokkos::Cuda>::value;
-#else
-  static constexpr bool on_cuda = false;
-#endif
+  // NCCL is CUDA's: other backends (HIP, whose RCCL is not wired here, and
+  // host backends) sum through the host.
+  static constexpr bool on_cuda = backend::is_cuda<Space>::value;
   /// The CUDA stream of `space` (a cudaStream_t), for NCCL.
-  static void* stream(const Space& space) {
-#if defined(KOKKOS_ENABLE_CUDA)
-    if constexpr (on_cuda) return space.cuda_stream();
-#endif
-    (void)space;
-    return nullptr;
-  }
+  static void* stream(const Space& space) { return backend::native_stream(space); }
   const app::Ranks& ranks_;
   Copy copy_;
   std::unique_ptr<app::NcclSum> nccl_;

@@ -7,9 +7,7 @@
 
 #include <Kokkos_Core.hpp>
 
-#if defined(KOKKOS_ENABLE_CUDA)
-#include <cuda_runtime_api.h>
-#endif
+#include <tdmaps/kokkos_ext/backend.hpp>
 
 #include <cstring>
 #include <string>
@@ -85,14 +83,10 @@ bool c_order(const std::vector<std::int64_t>& shape, const std::vector<std::int6
 void check_device_pointer(ArrayRef& a, const std::string& name) {
 #if defined(KOKKOS_ENABLE_CUDA)
   if (a.size() == 0) return;  // empty tensors may carry a null pointer
-  cudaPointerAttributes attr;
-  if (cudaPointerGetAttributes(&attr, a.data) != cudaSuccess) {
-    (void)cudaGetLastError();
-    throw py::value_error(name + ": cudaPointerGetAttributes failed on its data pointer");
-  }
-  if (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged)
-    throw py::value_error(name + ": its data pointer is not CUDA device memory (" + pointer_memory(reinterpret_cast<std::uintptr_t>(a.data)) + ")");
-  a.device = attr.device;
+  const backend::PointerInfo info = backend::pointer_info(a.data);
+  if (info.device < 0)
+    throw py::value_error(name + ": its data pointer is not CUDA device memory (" + info.memory + ")");
+  a.device = info.device;
   const int ours = kokkos_cuda_device();
   if (a.device != ours)
     throw py::value_error(name + " is on CUDA device " + std::to_string(a.device) + ", tdmaps runs on device " +
@@ -371,17 +365,7 @@ void wait_for_producers(const ArrayRef& a) {
 
 std::string pointer_memory(std::uintptr_t ptr) {
 #if defined(KOKKOS_ENABLE_CUDA)
-  cudaPointerAttributes attr;
-  if (cudaPointerGetAttributes(&attr, reinterpret_cast<const void*>(ptr)) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return "unregistered";
-  }
-  switch (attr.type) {
-    case cudaMemoryTypeDevice: return "device";
-    case cudaMemoryTypeManaged: return "managed";
-    case cudaMemoryTypeHost: return "host";
-    default: return "unregistered";
-  }
+  return backend::pointer_info(reinterpret_cast<const void*>(ptr)).memory;
 #else
   (void)ptr;
   return "host";

@@ -21,9 +21,8 @@
 
 #include <Kokkos_Core.hpp>
 
-#if defined(KOKKOS_ENABLE_CUDA)
-#include <cuda_runtime_api.h>
-#endif
+#include <tdmaps/kokkos_ext/backend.hpp>
+
 #include <unistd.h>
 
 #include <atomic>
@@ -222,12 +221,12 @@ void require_kokkos() {
 }
 
 int kokkos_cuda_device() {
-#if defined(KOKKOS_ENABLE_CUDA)
-  if (cuda_device.load() < 0) on_kokkos([] { cuda_device = ExecSpace().cuda_device(); });
-  return cuda_device.load();
-#else
-  return -1;
-#endif
+  if constexpr (!backend::is_gpu<ExecSpace>::value) {
+    return -1;
+  } else {
+    if (cuda_device.load() < 0) on_kokkos([] { cuda_device = backend::device_id(ExecSpace()); });
+    return cuda_device.load();
+  }
 }
 
 void bind_kokkos_thread(py::module_& m) {

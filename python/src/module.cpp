@@ -27,7 +27,7 @@ namespace python {
 
 std::int64_t free_memory_bytes() {
   if (host_backend) return app::free_memory_bytes<MemSpace>();
-  // On the Kokkos thread: cudaMemGetInfo reports the calling thread's current device.
+  // On the Kokkos thread: the GPU runtime reports the calling thread's current device.
   std::int64_t free_b = 0;
   on_kokkos([&] { free_b = app::free_memory_bytes<MemSpace>(); });
   return free_b;

@@ -2,14 +2,25 @@
 #define TDMAPS_KOKKOS_EXT_INTRINSICS_HPP
 
 /// \file
-/// \brief Device intrinsics (namespace tdmaps::intrinsics): CUDA intrinsics in
-/// the device pass, their std:: equivalents on host backends, and the unroll
-/// pragmas that differ between the two passes.
+/// \brief Device intrinsics (namespace tdmaps::intrinsics): CUDA and HIP
+/// intrinsics in their device passes, their std:: equivalents on host
+/// backends, and the unroll pragmas that differ between the passes.
 ///
-/// The bottom layer of tdmaps (it includes only Kokkos); with
-/// kokkos_ext/warp_math.hpp the only headers that test __CUDA_ARCH__:
-/// core/, maps/, launch/ and the apps' kernels call these instead of
-/// testing it themselves.
+/// The bottom layer of tdmaps (with kokkos_ext/backend.hpp, it includes only
+/// Kokkos); with kokkos_ext/warp_math.hpp and kokkos_ext/lanes.hpp the only
+/// headers that test the device passes (__CUDA_ARCH__,
+/// __HIP_DEVICE_COMPILE__): core/, maps/, launch/ and the apps' kernels call
+/// these instead of testing them themselves. Every function keeps one
+/// accuracy promise on every backend: where a HIP intrinsic of the same name
+/// as CUDA's is an approximation (__fsqrt_rn, __drcp_rn in HIP 5.2), the HIP
+/// pass takes the correctly rounded form instead.
+///
+/// The "warp" helpers (warp_ballot, warp_sum, warp_max_nonneg) combine the 32
+/// vector lanes of a tile kernel at block side 32: a CUDA warp, or half of a
+/// 64-wide HIP wavefront (the two halves are two team threads' lanes, each
+/// combined on its own).
+
+#include <tdmaps/kokkos_ext/backend.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -58,6 +69,8 @@ namespace intrinsics {
 KOKKOS_FORCEINLINE_FUNCTION float sqrt_rn(float x) {
 #if defined(__CUDA_ARCH__)
   return __fsqrt_rn(x);
+#elif defined(__HIP_DEVICE_COMPILE__)
+  return ::sqrtf(x);  // correctly rounded (HIP's __fsqrt_rn is not)
 #else
   return std::sqrt(x);
 #endif
@@ -65,7 +78,7 @@ KOKKOS_FORCEINLINE_FUNCTION float sqrt_rn(float x) {
 
 /// Hardware reciprocal square root (approximate on CUDA: MUFU.RSQ).
 KOKKOS_FORCEINLINE_FUNCTION float rsqrt(float x) {
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
   return rsqrtf(x);
 #else
   return 1.0f / std::sqrt(x);
@@ -76,6 +89,8 @@ KOKKOS_FORCEINLINE_FUNCTION float rsqrt(float x) {
 KOKKOS_FORCEINLINE_FUNCTION double sqrt_d(double x) {
 #if defined(__CUDA_ARCH__)
   return __dsqrt_rn(x);
+#elif defined(__HIP_DEVICE_COMPILE__)
+  return ::sqrt(x);  // correctly rounded
 #else
   return std::sqrt(x);
 #endif
@@ -83,7 +98,7 @@ KOKKOS_FORCEINLINE_FUNCTION double sqrt_d(double x) {
 
 /// Single-precision cube root (cbrtf on CUDA, std::cbrt on host).
 KOKKOS_FORCEINLINE_FUNCTION float cbrt_f(float x) {
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
   return cbrtf(x);
 #else
   return std::cbrt(x);
@@ -92,7 +107,7 @@ KOKKOS_FORCEINLINE_FUNCTION float cbrt_f(float x) {
 
 /// Double-precision cube root.
 KOKKOS_FORCEINLINE_FUNCTION double cbrt_d(double x) {
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
   return ::cbrt(x);
 #else
   return std::cbrt(x);
@@ -105,7 +120,7 @@ KOKKOS_FORCEINLINE_FUNCTION std::int32_t float_as_int(float x) {
   return __float_as_int(x);
 #else
   std::int32_t i;
-  std::memcpy(&i, &x, sizeof i);
+  __builtin_memcpy(&i, &x, sizeof i);
   return i;
 #endif
 }
@@ -129,7 +144,7 @@ KOKKOS_FORCEINLINE_FUNCTION std::int64_t double_as_int64(double x) {
   return __double_as_longlong(x);
 #else
   std::int64_t i;
-  std::memcpy(&i, &x, sizeof i);
+  __builtin_memcpy(&i, &x, sizeof i);
   return i;
 #endif
 }
@@ -140,7 +155,7 @@ KOKKOS_FORCEINLINE_FUNCTION double int64_as_double(std::int64_t i) {
   return __longlong_as_double(i);
 #else
   double x;
-  std::memcpy(&x, &i, sizeof x);
+  __builtin_memcpy(&x, &i, sizeof x);
   return x;
 #endif
 }
@@ -154,7 +169,7 @@ KOKKOS_FORCEINLINE_FUNCTION float int_as_float(std::int32_t i) {
   return __int_as_float(i);
 #else
   float x;
-  std::memcpy(&x, &i, sizeof x);
+  __builtin_memcpy(&x, &i, sizeof x);
   return x;
 #endif
 }
@@ -176,7 +191,7 @@ KOKKOS_FORCEINLINE_FUNCTION float sqrt_rn_or_flag(float x, bool& odd) {
   const float y = __fmul_rn(x, rs), h = __fmul_rn(rs, 0.5f);
   return __fmaf_rn(__fmaf_rn(-y, y, x), h, y);
 #else
-  return std::sqrt(x);
+  return sqrt_rn(x);
 #endif
 }
 
@@ -189,33 +204,34 @@ KOKKOS_FORCEINLINE_FUNCTION int bit_length(std::uint64_t x) {
 #endif
 }
 
-/// Whether this compilation pass is CUDA device code, where the 32 vector
-/// lanes of a tile kernel at block side 32 are one warp and warp_ballot /
-/// warp_sum combine them. Host passes (and host backends) take the callers'
-/// per-lane path instead; there the two helpers only see the calling lane.
+/// Whether this compilation pass is CUDA or HIP device code, where the 32
+/// vector lanes of a tile kernel at block side 32 run in lockstep (a CUDA
+/// warp, half a HIP wavefront) and warp_ballot / warp_sum combine them. Host
+/// passes (host backends, SYCL) take the callers' per-lane path instead;
+/// there the two helpers only see the calling lane.
 KOKKOS_FORCEINLINE_FUNCTION constexpr bool warp_code() {
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
   return true;
 #else
   return false;
 #endif
 }
 
-/// CUDA device pass: the calling thread's (threadIdx.x, threadIdx.y) and
-/// blockDim.y; a Kokkos team of R threads x V vector lanes is a block of
-/// (V, R) threads there. Host passes: 0, 0, 1 (callers take their Kokkos
+/// CUDA and HIP device passes: the calling thread's (threadIdx.x,
+/// threadIdx.y) and blockDim.y; a Kokkos team of R threads x V vector lanes
+/// is a block of (V, R) threads there. Host passes: 0, 0, 1 (callers take their Kokkos
 /// loop instead, as for warp_ballot).
 KOKKOS_FORCEINLINE_FUNCTION int thread_x() {
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
   return static_cast<int>(threadIdx.x);
 #else
   return 0;
 #endif
 }
 /// CUDA device pass: blockIdx.x (the block of a direct launch,
-/// launch/detail/cuda_launch.hpp); host passes: 0.
+/// kokkos_ext/direct_launch.hpp); host passes: 0.
 KOKKOS_FORCEINLINE_FUNCTION int block_x() {
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
   return static_cast<int>(blockIdx.x);
 #else
   return 0;
@@ -223,7 +239,7 @@ KOKKOS_FORCEINLINE_FUNCTION int block_x() {
 }
 /// CUDA device pass: threadIdx.y; host passes: 0 (see thread_x).
 KOKKOS_FORCEINLINE_FUNCTION int thread_y() {
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
   return static_cast<int>(threadIdx.y);
 #else
   return 0;
@@ -231,26 +247,31 @@ KOKKOS_FORCEINLINE_FUNCTION int thread_y() {
 }
 /// CUDA device pass: blockDim.y; host passes: 1 (see thread_x).
 KOKKOS_FORCEINLINE_FUNCTION int block_dim_y() {
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
   return static_cast<int>(blockDim.y);
 #else
   return 1;
 #endif
 }
 
-/// Bit L set where lane L of the (whole, converged) warp passes p.
+/// Bit L set where lane L of the (whole, converged) 32 lanes passes p.
 KOKKOS_FORCEINLINE_FUNCTION std::uint32_t warp_ballot(bool p) {
 #if defined(__CUDA_ARCH__)
   return __ballot_sync(0xffffffffu, p);
+#elif defined(__HIP_DEVICE_COMPILE__)
+  // The wavefront's 64-bit ballot, the calling half's 32 bits (lanes 32 .. 63: the upper word).
+  return static_cast<std::uint32_t>(__ballot(p) >> (__lane_id() & 32));
 #else
   return p ? 1u : 0u;
 #endif
 }
 
-/// Sum of v over the (whole, converged) warp, in every lane.
+/// Sum of v over the (whole, converged) 32 lanes, in every lane.
 KOKKOS_FORCEINLINE_FUNCTION int warp_sum(int v) {
 #if defined(__CUDA_ARCH__)
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+#elif defined(__HIP_DEVICE_COMPILE__)
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor(v, o, 32);
 #endif
   return v;
 }
@@ -282,7 +303,7 @@ KOKKOS_FORCEINLINE_FUNCTION float abs_f(float x) {
 #endif
 }
 
-/// Maximum of v >= 0 (or -0) over the (whole, converged) warp, in every
+/// Maximum of v >= 0 (or -0) over the (whole, converged) 32 lanes, in every
 /// lane: non-negative floats order as their bit patterns, so it is an
 /// unsigned maximum of the bits with the sign cleared (-0 counts as +0),
 /// one REDUX on sm_80 and later, 5 shuffle rounds before. NaN is not
@@ -296,6 +317,13 @@ KOKKOS_FORCEINLINE_FUNCTION float warp_max_nonneg(float v) {
   for (int o = 16; o > 0; o >>= 1) u = umax(u, __shfl_xor_sync(0xffffffffu, u, o));
 #endif
   return __uint_as_float(u);
+#elif defined(__HIP_DEVICE_COMPILE__)
+  unsigned u = float_bits(v) & 0x7fffffffu;
+  for (int o = 16; o > 0; o >>= 1) {
+    const unsigned w = static_cast<unsigned>(__shfl_xor(static_cast<int>(u), o, 32));
+    u = w > u ? w : u;
+  }
+  return int_as_float(static_cast<std::int32_t>(u));
 #else
   return abs_f(v);
 #endif

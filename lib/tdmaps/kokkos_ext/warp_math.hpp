@@ -6,9 +6,9 @@
 /// kokkos_ext/intrinsics.hpp): fast reciprocals for pair kernels and the
 /// warp shuffles of register-blocked GPU kernels, with host equivalents.
 ///
-/// The shuffles serve kernels whose team is one CUDA warp (a team of one
-/// thread of 32 vector lanes); their host versions return the lane's own
-/// value, which is what a team of one lane sees.
+/// The shuffles serve kernels whose team is one CUDA warp or one HIP
+/// wavefront (a team of one thread of lane_width vector lanes); their host
+/// versions return the lane's own value, which is what a team of one lane sees.
 
 #include <Kokkos_Core.hpp>
 
@@ -20,7 +20,7 @@ namespace intrinsics {
 /// Double-precision reciprocal square root (CUDA's rsqrt, within 1 ulp;
 /// host: 1 / sqrt).
 KOKKOS_FORCEINLINE_FUNCTION double rsqrt_d(double x) {
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
   return ::rsqrt(x);
 #else
   return 1.0 / std::sqrt(x);
@@ -38,7 +38,7 @@ KOKKOS_FORCEINLINE_FUNCTION float rcp(float x) {
 }
 
 /// Double-precision reciprocal, correctly rounded (CUDA: __drcp_rn, no
-/// division; host: 1 / x).
+/// division; HIP and host: 1 / x, as HIP's __drcp_rn is an approximation).
 KOKKOS_FORCEINLINE_FUNCTION double rcp_d(double x) {
 #if defined(__CUDA_ARCH__)
   return __drcp_rn(x);
@@ -48,21 +48,26 @@ KOKKOS_FORCEINLINE_FUNCTION double rcp_d(double x) {
 }
 
 /// The calling thread's lane in its warp (threadIdx.x of a team of one
-/// thread of 32 vector lanes on CUDA; 0 on host).
+/// thread of 32 vector lanes on CUDA; threadIdx.x of a team of one thread of
+/// a wavefront's lanes on HIP; 0 on host).
 KOKKOS_FORCEINLINE_FUNCTION int warp_lane() {
 #if defined(__CUDA_ARCH__)
   return static_cast<int>(threadIdx.x) & 31;
+#elif defined(__HIP_DEVICE_COMPILE__)
+  return static_cast<int>(threadIdx.x);
 #else
   return 0;
 #endif
 }
 
-/// The value v of lane `from` of the warp, all 32 lanes taking part
-/// (__shfl_sync; host: v).
+/// The value v of lane `from` of the warp, all its lanes taking part
+/// (CUDA: __shfl_sync over 32 lanes; HIP: __shfl over the wavefront; host: v).
 template <class T>
 KOKKOS_FORCEINLINE_FUNCTION T warp_shfl(T v, int from) {
 #if defined(__CUDA_ARCH__)
   return __shfl_sync(0xffffffffu, v, from);
+#elif defined(__HIP_DEVICE_COMPILE__)
+  return __shfl(v, from);
 #else
   (void)from;
   return v;

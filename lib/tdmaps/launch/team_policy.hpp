@@ -6,6 +6,7 @@
 // GPU thread blocks.
 
 #include <tdmaps/core/types.hpp>
+#include <tdmaps/kokkos_ext/backend.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -24,13 +25,10 @@ constexpr index_t max_league_per_launch = index_t(1) << 30;
 #endif
 
 /// Whether ExecSpace runs a team as a GPU thread block (R threads x rho
-/// vector lanes); host backends run a team as one thread.
+/// vector lanes: CUDA, HIP, SYCL); host backends run a team as one thread
+/// (kokkos_ext/backend.hpp).
 template <class ExecSpace>
-struct is_gpu_space : std::false_type {};
-#if defined(KOKKOS_ENABLE_CUDA)
-template <>
-struct is_gpu_space<Kokkos::Cuda> : std::true_type {};
-#endif
+struct is_gpu_space : backend::is_gpu<ExecSpace> {};
 
 /// The team policy of every tdmaps launch (int league, at most 1024 threads).
 template <class ExecSpace>

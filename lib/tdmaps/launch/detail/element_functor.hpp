@@ -47,8 +47,9 @@ struct ElementFunctor : ElementFunctorBase<ExecSpace, Map, Kernel> {
   /// Blocks of the triangle per CUDA block of the direct launch: one.
   KOKKOS_FUNCTION int direct_group() const { return 1; }
 
-  /// The body of the direct CUDA launch (launch/detail/cuda_launch.hpp): block
-  /// blockIdx.x of this launch's omegas, walked as on a Kokkos team.
+  /// The body of the direct CUDA launch (kokkos_ext/direct_launch.hpp): the
+  /// block of this launch's omegas at the launch's block index
+  /// (intrinsics::block_x), walked as on a Kokkos team.
   KOKKOS_FUNCTION void run_direct() const {
     const index_t k = intrinsics::block_x();
     Block2 b;

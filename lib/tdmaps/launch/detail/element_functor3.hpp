@@ -67,7 +67,7 @@ struct ElementFunctor3 : ElementFunctorBase<ExecSpace, Map, Kernel> {
   /// store instead. The `dummy3` cases at block side 8 decide it.
   KOKKOS_FUNCTION int direct_group() const { return 32 >> log2_rho; }
 
-  /// The body of the direct CUDA launch (launch/detail/cuda_launch.hpp): lane x of
+  /// The body of the direct CUDA launch (kokkos_ext/direct_launch.hpp): lane x of
   /// CUDA block B takes column x mod rho of omega B group + x / rho.
   KOKKOS_FUNCTION void run_direct() const {
     const int x = intrinsics::thread_x();

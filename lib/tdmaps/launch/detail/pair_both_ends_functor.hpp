@@ -17,13 +17,15 @@
 // (LaneValues). Step s = 0 .. rho - 1 gives lane t column (t + s) mod rho:
 // the lanes of a step hold distinct rows and distinct columns, so each
 // column's sum in team scratch has one writer per step; every step is one
-// ThreadVectorRange, which ends with a warp synchronisation on CUDA, so the
-// lanes of the next step see the previous step's writes. Row sums stay in
+// ThreadVectorRange followed by intrinsics::lane_fence() (kokkos_ext/lanes.hpp:
+// CUDA's ThreadVectorRange ends with a warp synchronisation, HIP's needs the
+// fence), so the lanes of the next step see the previous step's writes. Row sums stay in
 // registers while the team's consecutive blocks share their block row and
 // are flushed when the row changes (a row segment); column sums are flushed
 // once per block.
 
 #include <tdmaps/core/types.hpp>
+#include <tdmaps/kokkos_ext/lanes.hpp>
 #include <tdmaps/launch/detail/make_tile.hpp>
 #include <tdmaps/launch/detail/reduce_functors.hpp>
 #include <tdmaps/launch/team_policy.hpp>
@@ -189,6 +191,7 @@ struct PairBothEndsFunctor {
           Traits::add(row(ti), to_i);
           Traits::add(scol[tj], to_j);
         });
+        intrinsics::lane_fence();
       }
       team.team_barrier();
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, rho), [&](const int tj) {

@@ -61,6 +61,7 @@ index_t law_reduce_launches(const ExecSpace& space, F& f, index_t begin, index_t
     f.first_slot = slots;
     const index_t teams = (f.count + per_team_blocks - 1) / per_team_blocks;
     Policy policy(space, static_cast<int>(teams), walkers_per_team, lanes);
+    backend::check_vector_length(policy, lanes, label.c_str());
     if (scratch > 0) policy.set_scratch_size(0, Kokkos::PerTeam(scratch + tile_scratch_alignment));
     Kokkos::parallel_for(label, policy, f);
     slots += teams * walkers_per_team;

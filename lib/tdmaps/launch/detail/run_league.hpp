@@ -5,11 +5,11 @@
 // map's league (2-D or 3-D): the team shape from LaunchHints, blocks per team, the split
 // of long leagues into Kokkos launches with an omega offset, and the checks
 // of scratch and team size against the backend's limits. Element functors
-// on Kokkos::Cuda with one block per team launch directly (launch/detail/cuda_launch.hpp).
+// on CUDA with one block per team launch directly (kokkos_ext/direct_launch.hpp).
 
 #include <tdmaps/core/domain.hpp>
 #include <tdmaps/core/types.hpp>
-#include <tdmaps/launch/detail/cuda_launch.hpp>
+#include <tdmaps/kokkos_ext/direct_launch.hpp>
 #include <tdmaps/launch/hints.hpp>
 #include <tdmaps/launch/team_policy.hpp>
 #include <tdmaps/launch/tile.hpp>
@@ -68,7 +68,7 @@ void run_league(const ExecSpace& space, const std::string& label, const Domain& 
     f.offset = offset;
     f.count = omegas;
     if constexpr (has_direct_launch<ExecSpace, Functor>::value) {
-      if (per_team == 1 && scratch == 0) {  // element kernels, one block per team (launch/detail/cuda_launch.hpp)
+      if (per_team == 1 && scratch == 0) {  // element kernels, one block per team (kokkos_ext/direct_launch.hpp)
         // Blocks of the domain side by side in one CUDA block, as many as fit 1024 threads.
         int group = f.direct_group();
         while (group > 1 && vector_length * group * team_size > 1024) group /= 2;

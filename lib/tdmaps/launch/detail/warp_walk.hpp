@@ -11,6 +11,7 @@
 
 #include <tdmaps/core/domain.hpp>
 #include <tdmaps/core/types.hpp>
+#include <tdmaps/kokkos_ext/backend.hpp>
 #include <tdmaps/launch/detail/make_tile.hpp>
 #include <tdmaps/maps/detail/map_access.hpp>
 
@@ -87,6 +88,7 @@ void warp_walk_launch(const ExecSpace& space, F& f, index_t begin, index_t end, 
     const index_t teams = (f.count + f.per_team - 1) / f.per_team;
     Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<W, MinBlocks>, Kokkos::IndexType<int>> policy(
         space, static_cast<int>(teams), 1, W);
+    backend::check_vector_length(policy, W, label.c_str());
     Kokkos::parallel_for(label, policy, f);
   }
 }

@@ -20,7 +20,11 @@
 #include <tdmaps/core/triangular.hpp>
 #include <tdmaps/core/types.hpp>
 
+#include <tdmaps/kokkos_ext/backend.hpp>
+
 #include <Kokkos_Core.hpp>
+
+#include <type_traits>
 
 #include <cstdint>
 
@@ -48,18 +52,19 @@ template <class MemorySpace>
 using PairList = Kokkos::View<std::int64_t* [2], Kokkos::LayoutRight, MemorySpace>;
 
 /// Where a call's summary lands for the host to read (Output::summary):
-/// memory the device writes and the host reads without a copy (CUDA:
-/// pinned host memory); on host backends the memory space itself.
+/// memory the device writes and the host reads without a copy (a GPU's
+/// memory: its backend's host-readable memory, tdmaps::backend::host_readable_space:
+/// pinned host memory on CUDA and HIP, host USM on SYCL); memory the host
+/// can read (host backends, CUDA's UVM): the memory space itself.
 template <class MemorySpace>
 struct summary_space {
-  using type = MemorySpace;  ///< the memory space of the summary
+  /// the memory space of the summary
+  using type = std::conditional_t<backend::is_device_memory<MemorySpace>::value,
+                                  typename backend::host_readable_space<typename MemorySpace::execution_space>::type,
+                                  MemorySpace>;
+  static_assert(Kokkos::SpaceAccessibility<Kokkos::HostSpace, type>::accessible,
+                "tdmaps::collision: the summary must be host-readable memory");
 };
-#if defined(KOKKOS_ENABLE_CUDA)
-template <>
-struct summary_space<Kokkos::CudaSpace> {
-  using type = Kokkos::CudaHostPinnedSpace;
-};
-#endif
 
 /// The outputs collide() fills; only the one of the requested Result is used.
 template <class MemorySpace>

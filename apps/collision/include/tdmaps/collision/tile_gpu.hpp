@@ -24,7 +24,7 @@ KOKKOS_FORCEINLINE_FUNCTION void TileKernel<ExecSpace>::lane_tile_body(const tea
     // CUDA, a team of one warp (the default at block side 32) on a whole
     // off-diagonal block: own rows. The lane's row sphere goes straight to
     // registers, only the column spheres are staged; straight-line code
-    // from threadIdx (the general staging below is a vector loop with
+    // from its lane index (the general staging below is a vector loop with
     // bounds and 64-bit index math per sphere).
     if (one_warp_block(t)) {
       const int lane = intrinsics::thread_x();

@@ -1,7 +1,9 @@
-#ifndef TDMAPS_LAUNCH_DETAIL_CUDA_LAUNCH_HPP
-#define TDMAPS_LAUNCH_DETAIL_CUDA_LAUNCH_HPP
+#ifndef TDMAPS_KOKKOS_EXT_DIRECT_LAUNCH_HPP
+#define TDMAPS_KOKKOS_EXT_DIRECT_LAUNCH_HPP
 
-// Not API (tdmaps::detail): the element kernels' launch on Kokkos::Cuda.
+// Not API (tdmaps::detail): the element kernels' launch on Kokkos::Cuda, in
+// the backend layer (kokkos_ext/) as CUDA code. Other GPU backends (HIP,
+// SYCL) launch element functors through Kokkos' TeamPolicy.
 //
 // An element functor on a GPU uses nothing of its Kokkos team but the league
 // rank (its block walk reads threadIdx through tdmaps::intrinsics), yet a
