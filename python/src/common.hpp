@@ -23,6 +23,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace tdmaps {
@@ -125,6 +126,43 @@ MapSpec map_spec(const std::string& map, const std::string& sqrt, const std::str
 /// Whether the map named `map` runs one launch of blocks (bb, lambda, rb):
 /// the maps whose league omega_range splits into parts (comm=).
 bool one_launch(const std::string& map);
+
+/// The maps of with_map in two groups, each compiled in units of its own
+/// (python/CMakeLists.txt): lambda's eight forms (four square roots, exact
+/// and eps) and the other maps. A map's kernels are the bulk of a unit's
+/// compile time, so that a parallel build compiles the groups side by side.
+enum class MapGroup { lambda, other };
+
+template <class Map>
+struct map_group : std::integral_constant<MapGroup, MapGroup::other> {};
+template <class Sqrt, class Form>
+struct map_group<LambdaMap<Sqrt, Form>> : std::integral_constant<MapGroup, MapGroup::lambda> {};
+
+/// The group of the map spec names.
+inline MapGroup map_group_of(const MapSpec& spec) {
+  return canonical_map_name(spec.map) == "lambda" ? MapGroup::lambda : MapGroup::other;
+}
+
+/// with_map for a spec of group G (map_group_of(spec) == G): f is
+/// instantiated for G's maps only.
+template <MapGroup G, class F>
+void with_map_in(const MapSpec& spec, const Domain2& d, F&& f, bool block_space_only = false) {
+  if (map_group_of(spec) != G) throw std::logic_error("tdmaps::python::with_map_in: map '" + spec.map + "' of another group");
+  with_map(
+      spec, d,
+      [&](auto map) {
+        if constexpr (map_group<decltype(map)>::value == G) f(map);
+      },
+      block_space_only);
+}
+
+/// f(std::integral_constant<MapGroup, G>{}) for the group of spec: the caller
+/// picks the units of that group.
+template <class F>
+decltype(auto) by_map_group(const MapSpec& spec, F&& f) {
+  if (map_group_of(spec) == MapGroup::lambda) return f(std::integral_constant<MapGroup, MapGroup::lambda>{});
+  return f(std::integral_constant<MapGroup, MapGroup::other>{});
+}
 
 /// Points (n, d) in MemSpace.
 template <class Real>

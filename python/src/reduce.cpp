@@ -12,7 +12,7 @@
 
 #include "arrays.hpp"
 #include "common.hpp"
-#include "reduce_walks.hpp"
+#include "reduce_compute.hpp"
 
 #include <pybind11/pybind11.h>
 
@@ -32,18 +32,6 @@ namespace py = pybind11;
 namespace tdmaps {
 namespace python {
 namespace {
-
-enum class What { hist, nn, count };
-
-const char* what_name(What w) { return w == What::hist ? "pair_histogram" : w == What::nn ? "nearest_neighbour" : "count_within"; }
-
-struct Request {
-  What what = What::count;
-  MapSpec spec;
-  int block = 32;
-  std::int64_t bins = 0;
-  double rmax = 0, radius = 0;
-};
 
 /// Throws TooLarge when the staged points (host arrays on a CUDA build), the
 /// results and the workspace of the reduction do not fit.
@@ -65,31 +53,19 @@ void check_memory(const Request& r, const ArrayRef& x, index_t n, index_t d) {
                    format_bytes(host_available_bytes()) + " is available; use fewer points");
 }
 
-/// The reduction (a job of on_kokkos); `first` / `second` are the result arrays
-/// (hist: counts; nn: distances, indices).
+/// The reduction (a job of on_kokkos), one unit per precision, reduction and
+/// map group (reduce_compute.hpp).
 template <class Real>
 index_t compute(const Request& r, const ArrayRef& x, index_t n, index_t d, const ArrayRef& first, const ArrayRef& second) {
-  ExecSpace space;
-  const PointsView<Real> xv = points_view<Real>(space, x, n, d);
-  const Domain2 domain(n, r.block, Triangle::strict_lower);
-  const bool block_space_only = r.what != What::count;
-  index_t count = 0;
-  if (r.what == What::hist) {
-    const auto counts = result_view<std::int64_t>(first, "tdmaps::python::hist");
-    Kokkos::deep_copy(space, counts, std::int64_t(0));
-    if (n > 1) with_map(r.spec, domain, [&](auto map) { hist_map(space, map, xv, r.rmax, counts); }, block_space_only);
-    copy_back(space, first, counts);
-  } else if (r.what == What::nn) {
-    const auto dist = result_view<Real>(first, "tdmaps::python::nn_dist");
-    const auto index = result_view<index_t>(second, "tdmaps::python::nn_index");
-    with_map(r.spec, domain, [&](auto map) { nn_map(space, map, xv, index, dist); }, block_space_only);
-    copy_back(space, first, dist);
-    copy_back(space, second, index);
-  } else if (n > 1) {
-    with_map(r.spec, domain, [&](auto map) { count = count_map(space, map, xv, r.radius); });
-  }
-  space.fence();
-  return count;
+  return by_map_group(r.spec, [&](auto group) {
+    constexpr MapGroup G = decltype(group)::value;
+    switch (r.what) {
+      case What::hist: return compute_whole<Real, What::hist, G>(r, x, n, d, first, second);
+      case What::nn: return compute_whole<Real, What::nn, G>(r, x, n, d, first, second);
+      case What::count: break;
+    }
+    return compute_whole<Real, What::count, G>(r, x, n, d, first, second);
+  });
 }
 
 py::object reduce(const Request& r, py::handle X, const py::object& alloc) {
@@ -168,45 +144,19 @@ py::object count_within(py::handle X, double radius, const std::string& map, con
   return reduce(r, X, py::none());
 }
 
-/// One part of the league (a job of on_kokkos): hist adds its pairs into
-/// `out` (int64 bins), nn writes its keys into `out` (uint64 (n,); the fp64
-/// second pass when `best` holds the reduced first-pass keys), count returns.
+/// One part of the league (a job of on_kokkos; reduce_compute.hpp).
 template <class Real>
 index_t compute_part(const Request& r, const ArrayRef& x, index_t n, index_t d, index_t part, index_t parts,
                      const ArrayRef& out, const ArrayRef& best) {
-  ExecSpace space;
-  const PointsView<Real> xv = points_view<Real>(space, x, n, d);
-  index_t count = 0;
-  with_map(r.spec, Domain2(n, r.block, Triangle::strict_lower), [&](auto map) {
-    using Map = decltype(map);
-    if constexpr (one_launch_v<Map>) {
-      const OmegaRange range = omega_range(map, part, parts);
-      if (r.what == What::hist) {
-        const auto counts = result_view<std::int64_t>(out, "tdmaps::python::hist");
-        Kokkos::deep_copy(space, counts, std::int64_t(0));
-        hist_part(space, map, xv, part, parts, r.rmax, counts);  // an empty part adds nothing
-        copy_back(space, out, counts);
-      } else if (r.what == What::count) {
-        count = count_part(space, map, xv, part, parts, r.radius);
-      } else {
-        const auto keys = result_view<edm::NearestKey>(out, "tdmaps::python::nn_keys");
-        Kokkos::deep_copy(space, keys, edm::nearest_init());
-        if constexpr (std::is_same<Real, double>::value) {
-          if (best.data) {
-            const auto first = input_view<edm::NearestKey>(space, best, "tdmaps::python::nn_best");
-            edm::nearest_index_pass(space, xv, map, range, first, keys);
-          } else {
-            edm::nearest_neighbour(space, xv, map, range, keys);
-          }
-        } else {
-          edm::nearest_neighbour_part(space, xv, map, static_cast<int>(part), static_cast<int>(parts), keys);
-        }
-        copy_back(space, out, keys);
-      }
+  return by_map_group(r.spec, [&](auto group) {
+    constexpr MapGroup G = decltype(group)::value;
+    switch (r.what) {
+      case What::hist: return compute_part<Real, What::hist, G>(r, x, n, d, part, parts, out, best);
+      case What::nn: return compute_part<Real, What::nn, G>(r, x, n, d, part, parts, out, best);
+      case What::count: break;
     }
+    return compute_part<Real, What::count, G>(r, x, n, d, part, parts, out, best);
   });
-  space.fence();
-  return count;
 }
 
 void check_part(const Request& r, index_t part, index_t parts) {

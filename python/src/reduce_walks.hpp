@@ -3,12 +3,15 @@
 // between (check_cancel): on GPU backends sub-parts of the part
 // (for_each_sub_part: the edm _part forms, the pair-law walks' league
 // split), on host ones chunks of the part's omega range (for_each_chunk);
-// rec and hadouken (several launches) and utm (no blocks) run whole.
-// Included by reduce.cpp only.
+// rec and hadouken (several launches) and utm (no blocks) run whole; and
+// the definitions of reduce_compute.hpp's compute_whole and compute_part.
+// Included by the units python/CMakeLists.txt generates only, which
+// instantiate them (TDMAPS_PYTHON_REDUCE_INSTANTIATE).
 #ifndef TDMAPS_PYTHON_REDUCE_WALKS_HPP
 #define TDMAPS_PYTHON_REDUCE_WALKS_HPP
 
 #include "common.hpp"
+#include "reduce_compute.hpp"
 
 #include <tdmaps/edm/reduce.hpp>
 
@@ -18,9 +21,6 @@
 
 namespace tdmaps {
 namespace python {
-
-template <class Map>
-constexpr bool one_launch_v = is_block_space_map_v<Map> && !is_multi_launch_map_v<Map>;
 
 /// GPU backends: the pair-law walks split their own league (the _part forms).
 constexpr bool lane_walks = tdmaps::intrinsics::lane_width<ExecSpace>::value > 1;
@@ -74,7 +74,83 @@ index_t count_map(const ExecSpace& space, const Map& map, const PointsView<Real>
     return edm::count_within(space, x, map, radius);  // any map, utm included
 }
 
+template <class Real, What W, MapGroup G>
+index_t compute_whole(const Request& r, const ArrayRef& x, index_t n, index_t d, const ArrayRef& first,
+                      const ArrayRef& second) {
+  ExecSpace space;
+  const PointsView<Real> xv = points_view<Real>(space, x, n, d);
+  const Domain2 domain(n, r.block, Triangle::strict_lower);
+  index_t count = 0;
+  if constexpr (W == What::hist) {
+    const auto counts = result_view<std::int64_t>(first, "tdmaps::python::hist");
+    Kokkos::deep_copy(space, counts, std::int64_t(0));
+    if (n > 1) with_map_in<G>(r.spec, domain, [&](auto map) { hist_map(space, map, xv, r.rmax, counts); }, true);
+    copy_back(space, first, counts);
+  } else if constexpr (W == What::nn) {
+    const auto dist = result_view<Real>(first, "tdmaps::python::nn_dist");
+    const auto index = result_view<index_t>(second, "tdmaps::python::nn_index");
+    with_map_in<G>(r.spec, domain, [&](auto map) { nn_map(space, map, xv, index, dist); }, true);
+    copy_back(space, first, dist);
+    copy_back(space, second, index);
+  } else {
+    (void)first, (void)second;
+    if (n > 1) with_map_in<G>(r.spec, domain, [&](auto map) { count = count_map(space, map, xv, r.radius); });
+  }
+  space.fence();
+  return count;
+}
+
+template <class Real, What W, MapGroup G>
+index_t compute_part(const Request& r, const ArrayRef& x, index_t n, index_t d, index_t part, index_t parts,
+                     const ArrayRef& out, const ArrayRef& best) {
+  ExecSpace space;
+  const PointsView<Real> xv = points_view<Real>(space, x, n, d);
+  index_t count = 0;
+  with_map_in<G>(r.spec, Domain2(n, r.block, Triangle::strict_lower), [&](auto map) {
+    using Map = decltype(map);
+    if constexpr (one_launch_v<Map>) {
+      if constexpr (W == What::hist) {
+        const auto counts = result_view<std::int64_t>(out, "tdmaps::python::hist");
+        Kokkos::deep_copy(space, counts, std::int64_t(0));
+        hist_part(space, map, xv, part, parts, r.rmax, counts);  // an empty part adds nothing
+        copy_back(space, out, counts);
+      } else if constexpr (W == What::count) {
+        count = count_part(space, map, xv, part, parts, r.radius);
+      } else {
+        const auto keys = result_view<edm::NearestKey>(out, "tdmaps::python::nn_keys");
+        Kokkos::deep_copy(space, keys, edm::nearest_init());
+        if constexpr (std::is_same<Real, double>::value) {
+          const OmegaRange range = omega_range(map, part, parts);
+          if (best.data) {
+            const auto first = input_view<edm::NearestKey>(space, best, "tdmaps::python::nn_best");
+            edm::nearest_index_pass(space, xv, map, range, first, keys);
+          } else {
+            edm::nearest_neighbour(space, xv, map, range, keys);
+          }
+        } else {
+          edm::nearest_neighbour_part(space, xv, map, static_cast<int>(part), static_cast<int>(parts), keys);
+        }
+        copy_back(space, out, keys);
+      }
+    }
+  });
+  space.fence();
+  return count;
+}
+
 }  // namespace python
 }  // namespace tdmaps
+
+/// The unit of one precision, reduction and map group: compute_whole and
+/// compute_part for Real, What::W and MapGroup::G.
+#define TDMAPS_PYTHON_REDUCE_INSTANTIATE(Real, W, G)                                                                \
+  namespace tdmaps {                                                                                                \
+  namespace python {                                                                                                \
+  template index_t compute_whole<Real, What::W, MapGroup::G>(const Request&, const ArrayRef&, index_t, index_t,     \
+                                                            const ArrayRef&, const ArrayRef&);                      \
+  template index_t compute_part<Real, What::W, MapGroup::G>(const Request&, const ArrayRef&, index_t, index_t,      \
+                                                           index_t, index_t, const ArrayRef&, const ArrayRef&);    \
+  }                                                                                                                 \
+  }
 
 #endif
