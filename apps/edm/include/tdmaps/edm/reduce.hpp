@@ -26,8 +26,12 @@
 //       fp32 points of 2 to 4 coordinates back to back over a whole triangle
 //       take the public pair-law walk (tdmaps::for_each_pair_law: blocks of
 //       lane_width x 4 points under the map's kind, each distance offered to
-//       both ends in registers; nearest_law.hpp, the same keys); an omega
-//       range and every other case take reduce_rows.
+//       both ends in registers; nearest_law.hpp, the same keys); points of
+//       d >= 5 coordinates, whole or an omega range, fp32 and fp64, take
+//       the dimension-tiled walk (tdmaps::pair_min_keys: the coordinates
+//       staged in team scratch, a 4 x 4 micro-tile of sums per thread; the
+//       same sums and keys) at block side 16 or 32; every other case takes
+//       reduce_rows.
 //   nearest_neighbour_part(space, points, map, part, parts, keys)
 //       the same over part `part` of `parts` (MPI ranks), the walk's league
 //       split on GPU backends (for_each_pair_law_part).
@@ -49,6 +53,7 @@
 #include <tdmaps/kokkos_ext/lanes.hpp>
 #include <tdmaps/launch/omega_range.hpp>
 #include <tdmaps/launch/pair_law.hpp>
+#include <tdmaps/launch/pair_min_keys.hpp>
 #include <tdmaps/launch/pair_reduce_law.hpp>
 #include <tdmaps/launch/reduce.hpp>
 
@@ -132,6 +137,57 @@ struct NearestIndex {
   }
 };
 
+/// The keys above for the dimension-tiled walk (tdmaps::pair_min_keys), the
+/// same values: fp32 in one pass, fp64 pass 1 and pass 2.
+struct TiledNearestF {
+  KOKKOS_FUNCTION NearestKey operator()(const float s, const index_t, const index_t p) const {
+    return s != s ? ~NearestKey(0) : (NearestKey(ordered_bits(s)) << 32) | NearestKey(p);
+  }
+};
+struct TiledNearestDist {
+  KOKKOS_FUNCTION NearestKey operator()(const double s, const index_t, const index_t) const {
+    return s != s ? ~NearestKey(0) : ordered_bits(s);
+  }
+};
+template <class Keys>
+struct TiledNearestIndex {
+  Keys best;  // pass 1's keys
+  KOKKOS_FUNCTION NearestKey operator()(const double s, const index_t self, const index_t p) const {
+    return s == s && ordered_bits(s) == best(self) ? NearestKey(p) : ~NearestKey(0);
+  }
+};
+
+/// Whether the dimension-tiled walk takes a nearest neighbour: GPU backends,
+/// LayoutRight points without a fixed dimension (D = 0: the generic sum)
+/// (tiled_nearest_v), of d >= 5 coordinates, block side 16 or 32
+/// (tiled_nearest).
+/// TDMAPS_FORCE_LANE_TILE (tests) makes host backends take it too.
+#if defined(TDMAPS_FORCE_LANE_TILE)
+constexpr bool force_tiled_nearest = true;
+#else
+constexpr bool force_tiled_nearest = false;
+#endif
+template <class ExecSpace, class Points, int D>
+constexpr bool tiled_nearest_v = (intrinsics::lane_width<ExecSpace>::value > 1 || force_tiled_nearest) && D == 0 &&
+                                 std::is_same<typename Points::array_layout, Kokkos::LayoutRight>::value;
+template <class Points, class Map>
+bool tiled_nearest(const Points& points, const Map& map) {
+  return points.extent(1) >= 5 && pair_min_keys_block_side(map.domain.rho);
+}
+
+/// pair_min_keys over `range`: a one-launch map's (true); rec and hadouken
+/// keep reduce_rows for ranges (false).
+template <class ExecSpace, class Points, class Map, class Keys, class KeyOf>
+bool tiled_keys(const ExecSpace& space, const Points& points, const Map& map, const OmegaRange& range, const Keys& keys,
+                const KeyOf& key_of, const std::string& label) {
+  if constexpr (!is_multi_launch_map_v<Map>) {
+    pair_min_keys(space, map, range, points, keys, key_of, label);
+    return true;
+  }
+  (void)space, (void)points, (void)map, (void)range, (void)keys, (void)key_of, (void)label;
+  return false;
+}
+
 }  // namespace detail
 
 namespace detail {
@@ -180,9 +236,18 @@ void nearest_neighbour(const ExecSpace& space, const Points& points, const Map& 
       if (range.begin == 0 && range.end == tdmaps::detail::league_size(map, 0) &&
           detail::nearest_warp_if(space, points, map, 0, 1, keys, hints, label, dims))
         return;
+      if constexpr (detail::tiled_nearest_v<ExecSpace, Points, D>)
+        if (detail::tiled_nearest(points, map) &&
+            detail::tiled_keys(space, points, map, range, keys, detail::TiledNearestF(), label))
+          return;
       reduce_rows<RowMin<NearestKey>>(space, map, range, detail::NearestKeyF<Points, D>{points}, keys, label, hints);
-    } else
+    } else {
+      if constexpr (detail::tiled_nearest_v<ExecSpace, Points, D>)
+        if (detail::tiled_nearest(points, map) &&
+            detail::tiled_keys(space, points, map, range, keys, detail::TiledNearestDist(), label))
+          return;
       reduce_rows<RowMin<NearestKey>>(space, map, range, detail::NearestDist<Points, D>{points}, keys, label, hints);
+    }
   });
 }
 
@@ -219,9 +284,14 @@ void nearest_index_pass(const ExecSpace& space, const Points& points, const Map&
   static_assert(std::is_same<typename Points::non_const_value_type, double>::value,
                 "tdmaps::edm::nearest_index_pass: fp64 points only (fp32 keys hold the index)");
   detail::with_dims(points, [&](auto dims) {
-    reduce_rows<RowMin<NearestKey>>(space, map, range,
-                                    detail::NearestIndex<Points, Keys, decltype(dims)::value>{points, keys}, index,
-                                    std::string("tdmaps::edm::nearest_index::") + Map::name, hints);
+    constexpr int D = decltype(dims)::value;
+    const std::string label = std::string("tdmaps::edm::nearest_index::") + Map::name;
+    if constexpr (detail::tiled_nearest_v<ExecSpace, Points, D>)
+      if (detail::tiled_nearest(points, map) &&
+          detail::tiled_keys(space, points, map, range, index, detail::TiledNearestIndex<Keys>{keys}, label))
+        return;
+    reduce_rows<RowMin<NearestKey>>(space, map, range, detail::NearestIndex<Points, Keys, D>{points, keys}, index, label,
+                                    hints);
   });
 }
 
@@ -240,18 +310,30 @@ void nearest_neighbour(const ExecSpace& space, const Points& points, const Map& 
   Kokkos::View<NearestKey*, mem> second;
   detail::with_dims(points, [&](auto dims) {
     constexpr int D = decltype(dims)::value;
+    const std::string label = std::string("tdmaps::edm::nearest::") + Map::name;
+    // The first pass (fp64: the distance; fp32: the whole key), by the tiled walk when it takes it (true).
+    const auto tiled = [&](const auto& key_of, const auto& out) {
+      if constexpr (detail::tiled_nearest_v<ExecSpace, Points, D>) {
+        if (!detail::tiled_nearest(points, map)) return false;
+        pair_min_keys(space, map, points, out, key_of, label);
+        return true;
+      }
+      (void)key_of, (void)out;
+      return false;
+    };
     if constexpr (std::is_same<Real, float>::value) {
-      const std::string label = std::string("tdmaps::edm::nearest::") + Map::name;
-      if (!detail::nearest_warp_if(space, points, map, 0, 1, keys, hints, label, dims))
+      if (detail::nearest_warp_if(space, points, map, 0, 1, keys, hints, label, dims)) return;
+      if (!tiled(detail::TiledNearestF(), keys))
         reduce_rows<RowMin<NearestKey>>(space, map, detail::NearestKeyF<Points, D>{points}, keys, label, hints);
     } else {
-      reduce_rows<RowMin<NearestKey>>(space, map, detail::NearestDist<Points, D>{points}, keys,
-                                      std::string("tdmaps::edm::nearest::") + Map::name, hints);
+      if (!tiled(detail::TiledNearestDist(), keys))
+        reduce_rows<RowMin<NearestKey>>(space, map, detail::NearestDist<Points, D>{points}, keys, label, hints);
       second = Kokkos::View<NearestKey*, mem>(
           Kokkos::view_alloc(Kokkos::WithoutInitializing, "tdmaps::edm::nearest_idx"), n);
       Kokkos::deep_copy(space, second, nearest_init());
-      reduce_rows<RowMin<NearestKey>>(space, map, detail::NearestIndex<Points, decltype(keys), D>{points, keys}, second,
-                                      std::string("tdmaps::edm::nearest_index::") + Map::name, hints);
+      if (!tiled(detail::TiledNearestIndex<decltype(keys)>{keys}, second))
+        reduce_rows<RowMin<NearestKey>>(space, map, detail::NearestIndex<Points, decltype(keys), D>{points, keys},
+                                        second, std::string("tdmaps::edm::nearest_index::") + Map::name, hints);
     }
   });
   const double inf = std::numeric_limits<double>::infinity();

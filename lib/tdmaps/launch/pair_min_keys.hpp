@@ -1,0 +1,266 @@
+#ifndef TDMAPS_LAUNCH_PAIR_MIN_KEYS_HPP
+#define TDMAPS_LAUNCH_PAIR_MIN_KEYS_HPP
+
+// tdmaps::pair_min_keys(space, map[, range], points, keys, key_of[, label])
+//
+// Points of any dimension d: each pair j < i of the map's triangle (or of
+// the blocks of an omega range of a one-launch map) once, its squared
+// distance s = sum_k (x(i, k) - x(j, k))^2 summed in k order from s = 0 (the
+// element kernel's sum, edm/element.hpp, bit for bit), and for each point
+// the smallest key of its pairs, both ends:
+//   keys(i) = min(keys(i), min over its pairs (i, j) of key_of(s, i, j)),
+//   keys(j) = min(keys(j), min over its pairs (i, j) of key_of(s, j, i)).
+// key_of(s, self, partner) is a 64-bit key (a nearest neighbour: the ordered
+// bits of s, then the partner; ~0 for none). keys keep their values where
+// nothing is smaller, so ranges and maps join into them.
+//
+// The dimensions are walked as a GEMM walks its k loop, with the exact
+// difference form instead of a product: a team takes a block of rho x rho
+// pairs, and each of its threads keeps a micro-tile of 4 x 4 sums in
+// registers (rows r + R a, columns c + R b, R = rho / 4: a warp reads the
+// columns of one step from consecutive words). On GPU backends the team
+// stages the block's rows and columns 16 coordinates at a time in team
+// scratch; on host backends the team's one thread walks the micro-tiles in
+// turn and reads the points in place. A block's keys are met in team scratch
+// first, then one atomic per row and column goes to `keys`.
+
+#include <tdmaps/core/types.hpp>
+#include <tdmaps/launch/detail/make_tile.hpp>
+#include <tdmaps/launch/omega_range.hpp>
+#include <tdmaps/launch/reduce.hpp>
+#include <tdmaps/launch/team_policy.hpp>
+#include <tdmaps/launch/tile.hpp>
+#include <tdmaps/maps/detail/map_access.hpp>
+#include <tdmaps/maps/map_concept.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace tdmaps {
+
+namespace detail {
+
+/// The micro-tile of a thread: 4 x 4 pairs.
+constexpr int min_keys_micro = 4;
+/// Coordinates a team stages at a time (GPU backends).
+constexpr int min_keys_chunk = 16;
+
+template <class ExecSpace>
+using min_keys_policy_t = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<64, 8>, Kokkos::IndexType<int>>;
+
+template <class ExecSpace, class Map, class Points, class Keys, class KeyOf>
+struct PairMinKeysWalk {
+  using Real = typename Points::non_const_value_type;
+  using Key = typename Keys::non_const_value_type;
+  static constexpr int M = min_keys_micro;
+  static constexpr int K = min_keys_chunk;
+  static constexpr bool staged = is_gpu_space<ExecSpace>::value;
+
+  Map map;
+  Points x;
+  Keys keys;
+  KeyOf key_of;
+  int d = 0;
+  int launch = 0;
+  index_t offset = 0;
+  index_t count = 0;
+
+  /// Team scratch: the block's row and column keys; on GPU backends the
+  /// staged coordinates too (stride rho + 1 between coordinates).
+  KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes(int rho) {
+    std::size_t b = 2 * sizeof(Key) * static_cast<std::size_t>(rho);
+    if (staged) b += 2 * sizeof(Real) * static_cast<std::size_t>(K) * static_cast<std::size_t>(rho + 1);
+    return b + 2 * tile_scratch_alignment;
+  }
+
+  /// Micro-tile v's sums (rows r + R a, columns c + R b of the block, R =
+  /// rho / M), from coordinates [k0, k0 + kn): row(q, k) and col(q, k) give
+  /// coordinate k of the block's row / column q.
+  template <class Row, class Col>
+  KOKKOS_FORCEINLINE_FUNCTION static void accumulate(Real (&s)[M][M], int r, int c, int R, int kn, const Row& row,
+                                                     const Col& col) {
+    for (int k = 0; k < kn; ++k) {
+      Real a[M], b[M];
+      for (int u = 0; u < M; ++u) a[u] = row(r + R * u, k);
+      for (int u = 0; u < M; ++u) b[u] = col(c + R * u, k);
+      for (int u = 0; u < M; ++u)
+        for (int w = 0; w < M; ++w) {
+          const Real t = a[u] - b[w];
+          s[u][w] += t * t;
+        }
+    }
+  }
+
+  /// The keys of micro-tile (r, c) joined into the block's row and column keys.
+  KOKKOS_FORCEINLINE_FUNCTION void join(const Tile& t, const Real (&s)[M][M], int r, int c, int R, Key* krow,
+                                        Key* kcol) const {
+    const bool diag = t.diagonal();
+    Key kc[M];
+    for (int w = 0; w < M; ++w) kc[w] = ~Key(0);
+    for (int u = 0; u < M; ++u) {
+      const int ti = r + R * u;
+      if (ti >= t.rows) continue;
+      const index_t i = t.i0 + ti;
+      Key kr = ~Key(0);
+      for (int w = 0; w < M; ++w) {
+        const int tj = c + R * w;
+        if (tj >= t.cols || (diag && tj >= ti)) continue;  // the pairs j < i
+        const index_t j = t.j0 + tj;
+        const Key a = key_of(s[u][w], i, j), b = key_of(s[u][w], j, i);
+        kr = a < kr ? a : kr;
+        kc[w] = b < kc[w] ? b : kc[w];
+      }
+      if (kr != ~Key(0)) RowMin<Key>::atomic_join(&krow[ti], kr);
+    }
+    for (int w = 0; w < M; ++w)
+      if (kc[w] != ~Key(0)) RowMin<Key>::atomic_join(&kcol[c + R * w], kc[w]);
+  }
+
+  KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team) const {
+    const int rho = map.domain.rho;
+    const int R = rho / M;
+    char* base = static_cast<char*>(team.team_scratch(0).get_shmem_aligned(scratch_bytes(rho), tile_scratch_alignment));
+    Key* const krow = reinterpret_cast<Key*>(base);
+    Key* const kcol = krow + rho;
+    Real* const srow = reinterpret_cast<Real*>(base + 2 * sizeof(Key) * static_cast<std::size_t>(rho));
+    Real* const scol = srow + K * (rho + 1);
+    bool busy = false;
+    each_block<ExecSpace>(map, launch, offset, count, team, [&](const Tile& t) {
+      if (busy) team.team_barrier();  // the previous block's flush has read the keys
+      busy = true;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 2 * rho), [&](const int q) { krow[q] = ~Key(0); });
+      team.team_barrier();
+      if constexpr (staged) {
+        // One micro-tile per thread, its sums in registers across the chunks.
+        const int v = team.team_rank();
+        const int r = v / R, c = v % R;
+        Real s[M][M] = {};
+        for (int k0 = 0; k0 < d; k0 += K) {
+          const int kn = d - k0 < K ? d - k0 : K;
+          if (k0 > 0) team.team_barrier();  // the previous chunk is read
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rho * K), [&](const int q) {
+            const int p = q / K, k = q % K;
+            srow[k * (rho + 1) + p] = p < t.rows && k < kn ? x(t.i0 + p, k0 + k) : Real(0);
+            scol[k * (rho + 1) + p] = p < t.cols && k < kn ? x(t.j0 + p, k0 + k) : Real(0);
+          });
+          team.team_barrier();
+          if (v < R * R)
+            accumulate(
+                s, r, c, R, kn, [&](int p, int k) { return srow[k * (rho + 1) + p]; },
+                [&](int p, int k) { return scol[k * (rho + 1) + p]; });
+        }
+        if (v < R * R) join(t, s, r, c, R, krow, kcol);
+      } else {
+        // One thread: every micro-tile in turn, the points read in place.
+        const auto row = [&](int p, int k) { return p < t.rows ? x(t.i0 + p, k) : Real(0); };
+        const auto col = [&](int p, int k) { return p < t.cols ? x(t.j0 + p, k) : Real(0); };
+        for (int v = 0; v < R * R; ++v) {
+          Real s[M][M] = {};
+          accumulate(s, v / R, v % R, R, d, row, col);
+          join(t, s, v / R, v % R, R, krow, kcol);
+        }
+      }
+      team.team_barrier();
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 2 * rho), [&](const int q) {
+        const Key k = krow[q];
+        if (k == ~Key(0)) return;
+        const index_t p = q < rho ? t.i0 + q : t.j0 + (q - rho);
+        RowMin<Key>::atomic_join(&keys(p), k);
+      });
+    });
+  }
+};
+
+}  // namespace detail
+
+/// The block sides pair_min_keys takes (a team of (rho / 4)^2 threads on GPU backends).
+inline bool pair_min_keys_block_side(int rho) { return rho == 16 || rho == 32; }
+
+namespace detail {
+template <class Map, class Points, class Keys>
+void check_min_keys(const Map& map, const Points& points, const Keys& keys) {
+  static_assert(is_block_space_map_v<Map>, "tdmaps::pair_min_keys: a block-space map (bb, lambda, rb, rec, hadouken)");
+  static_assert(Kokkos::is_view<Points>::value && Points::rank == 2 &&
+                    std::is_same<typename Points::array_layout, Kokkos::LayoutRight>::value,
+                "tdmaps::pair_min_keys: points is an n x d LayoutRight View");
+  static_assert(Kokkos::is_view<Keys>::value && Keys::rank == 1 &&
+                    std::is_same<typename Keys::value_type, std::uint64_t>::value,
+                "tdmaps::pair_min_keys: keys is a writable 1-D View of std::uint64_t");
+  const int rho = map.domain.rho;
+  if (!pair_min_keys_block_side(rho))
+    throw std::invalid_argument("tdmaps::pair_min_keys: block side " + std::to_string(rho) + " (need 16 or 32)");
+  const index_t n = map.domain.n;
+  if (static_cast<index_t>(points.extent(0)) != n || static_cast<index_t>(keys.extent(0)) != n)
+    throw std::invalid_argument("tdmaps::pair_min_keys: " + std::to_string(points.extent(0)) + " points and " +
+                                std::to_string(keys.extent(0)) + " keys for a domain of " + std::to_string(n));
+  if (points.extent(1) < 1 || points.extent(1) > static_cast<std::size_t>(1) << 30)
+    throw std::invalid_argument("tdmaps::pair_min_keys: d = " + std::to_string(points.extent(1)) +
+                                " (need 1 .. 2^30)");
+}
+
+/// The walk over omegas [begin, end) of launch l.
+template <class ExecSpace, class Map, class Points, class Keys, class KeyOf>
+void min_keys_launch(const ExecSpace& space, const Map& map, int l, index_t begin, index_t end, const Points& points,
+                     const Keys& keys, const KeyOf& key_of, const std::string& label) {
+  using F = PairMinKeysWalk<ExecSpace, Map, Points, Keys, KeyOf>;
+  const int rho = map.domain.rho;
+  F f{map, points, keys, key_of, static_cast<int>(points.extent(1)), l};
+  const int team_size = is_gpu_space<ExecSpace>::value ? (rho / min_keys_micro) * (rho / min_keys_micro) : 1;
+  for (index_t b = begin; b < end; b += max_league_per_launch) {
+    f.offset = b;
+    f.count = end - b < max_league_per_launch ? end - b : max_league_per_launch;
+    min_keys_policy_t<ExecSpace> policy(space, static_cast<int>(f.count), team_size, 1);
+    policy.set_scratch_size(0, Kokkos::PerTeam(F::scratch_bytes(rho)));
+    Kokkos::parallel_for(label, policy, f);
+  }
+}
+}  // namespace detail
+
+/// keys(p) = min(keys(p), key_of(s, p, partner)) over each pair j < i of
+/// `map`'s triangle, both ends, s the pair's squared distance summed in
+/// coordinate order (the top of this file).
+/// \tparam Map a block-space map (bb, lambda, rb, rec, hadouken) of block side 16 or 32
+/// \param space the execution space instance the walk runs on (not fenced)
+/// \param map the map over Domain2(n, rho, triangle) whose blocks are walked
+/// \param points n x d, LayoutRight, in ExecSpace's memory (any d >= 1)
+/// \param keys n keys (std::uint64_t), in ExecSpace's memory
+/// \param key_of `KOKKOS_FUNCTION std::uint64_t operator()(Real s, index_t self, index_t partner) const`
+/// \param label the launches' label (Kokkos tools)
+/// \throws std::invalid_argument on a block side, points or keys of the wrong shape
+template <class ExecSpace, class Map, class Points, class Keys, class KeyOf>
+void pair_min_keys(const ExecSpace& space, const Map& map, const Points& points, const Keys& keys, const KeyOf& key_of,
+                   const std::string& label = std::string("tdmaps::pair_min_keys::") + Map::name) {
+  detail::check_min_keys(map, points, keys);
+  for (int l = 0; l < detail::launches(map); ++l)
+    detail::min_keys_launch(space, map, l, 0, detail::league_size(map, l), points, keys, key_of, label);
+}
+
+/// pair_min_keys over the blocks of the omegas of `range` of a one-launch
+/// map (bb, lambda, rb): the ranges of a partition (MPI ranks, chunks) join
+/// into the whole's keys.
+/// \param space the execution space instance the walk runs on (not fenced)
+/// \param map a one-launch map over Domain2(n, rho, triangle)
+/// \param range omegas [begin, end) of the map's league (omega_range)
+/// \param points n x d, LayoutRight, in ExecSpace's memory (any d >= 1)
+/// \param keys n keys (std::uint64_t), in ExecSpace's memory
+/// \param key_of as above
+/// \param label the launches' label (Kokkos tools)
+/// \throws std::invalid_argument as above, and on a range outside the league
+template <class ExecSpace, class Map, class Points, class Keys, class KeyOf>
+void pair_min_keys(const ExecSpace& space, const Map& map, const OmegaRange& range, const Points& points,
+                   const Keys& keys, const KeyOf& key_of,
+                   const std::string& label = std::string("tdmaps::pair_min_keys::") + Map::name) {
+  static_assert(!is_multi_launch_map_v<Map>, "tdmaps::pair_min_keys: omega ranges of a one-launch map (bb, lambda, rb)");
+  detail::check_min_keys(map, points, keys);
+  check_omega_range(map, range, "tdmaps::pair_min_keys");
+  detail::min_keys_launch(space, map, 0, range.begin, range.end, points, keys, key_of, label);
+}
+
+}  // namespace tdmaps
+
+#endif

@@ -1,0 +1,217 @@
+// The dimension-tiled walk (launch/pair_min_keys.hpp) against a host nested
+// loop that sums each pair's squared distance in coordinate order: every
+// block-space map, block sides 16 and 32, d across the staged chunks'
+// edges (1 .. 70), fp32 and fp64, n around the block side; the keys of both
+// ends bit for bit, whole and by omega ranges, ties (duplicate points) to
+// the smaller partner, NaN coordinates, keys that start above and below the
+// pairs' own, a key of each end's own index, and the refusals.
+#include "oracle.hpp"
+
+#include <tdmaps/launch/pair_min_keys.hpp>
+#include <tdmaps/tdmaps.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace tdmaps_min_keys_test {
+
+using tdmaps::index_t;
+using tdmaps::Triangle;
+using Space = TEST_EXECSPACE;
+using Mem = Space::memory_space;
+using Key = std::uint64_t;
+
+/// A nearest neighbour's key: the squared distance's bits (non-negative, so
+/// ordered as the values are) above the partner; NaN: no key.
+struct NearestOf {
+  KOKKOS_FUNCTION Key operator()(float s, index_t, index_t p) const {
+    return s != s ? ~Key(0) : (Key(tdmaps::intrinsics::float_bits(s)) << 32) | Key(p);
+  }
+  KOKKOS_FUNCTION Key operator()(double s, index_t, index_t) const {
+    return s != s ? ~Key(0) : static_cast<Key>(tdmaps::intrinsics::double_as_int64(s));
+  }
+};
+
+template <class Real>
+Key host_key(Real s, index_t p) {
+  if (s != s) return ~Key(0);
+  if constexpr (sizeof(Real) == 4) {
+    std::uint32_t b;
+    std::memcpy(&b, &s, 4);
+    return (Key(b) << 32) | Key(p);
+  } else {
+    Key b;
+    std::memcpy(&b, &s, 8);
+    return b;
+  }
+}
+
+/// A key that depends on the point itself: the partner where the squared
+/// distance's bits are the point's own index modulo 7 in the low bits, the
+/// partner's index + n otherwise (the self argument on both ends).
+struct SelfOf {
+  index_t n;
+  KOKKOS_FUNCTION Key operator()(float s, index_t self, index_t p) const {
+    return (tdmaps::intrinsics::float_bits(s) & 7u) == static_cast<std::uint32_t>(self % 7) ? Key(p) : Key(p + n);
+  }
+};
+
+/// The walk over map `name` (parts > 1: over its omega ranges, joined) against the nested loop; keys start at `start`.
+template <class Real>
+void check(const std::string& name, index_t n, int d, int rho, const std::vector<Real>& x, const std::vector<Key>& start,
+           int parts = 1) {
+  std::vector<Key> want = start;
+  for (index_t i = 0; i < n; ++i)
+    for (index_t j = 0; j < i; ++j) {
+      Real s = 0;
+      for (int k = 0; k < d; ++k) {
+        const Real t = x[std::size_t(i * d + k)] - x[std::size_t(j * d + k)];
+        if (tdmaps::is_gpu_space<Space>::value) s = std::fma(t, t, s);  // as nvcc contracts the walk's sum
+        else s += t * t;
+      }
+      want[std::size_t(i)] = std::min(want[std::size_t(i)], host_key(s, j));
+      want[std::size_t(j)] = std::min(want[std::size_t(j)], host_key(s, i));
+    }
+  Kokkos::View<Real**, Kokkos::LayoutRight, Mem> xv("x", n, d);
+  Kokkos::deep_copy(xv, Kokkos::View<const Real**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                            x.data(), n, d));
+  Kokkos::View<Key*, Mem> keys("keys", n);
+  Kokkos::deep_copy(keys, Kokkos::View<const Key*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(start.data(), n));
+  tdmaps::MapSpec spec;
+  spec.map = name;
+  tdmaps::with_map(
+      spec, tdmaps::Domain2(n, rho, Triangle::strict_lower),
+      [&](auto map) {
+        using Map = decltype(map);
+        const Kokkos::View<const Real**, Kokkos::LayoutRight, Mem> cx = xv;
+        if constexpr (tdmaps::is_block_space_map_v<Map> && !tdmaps::is_multi_launch_map_v<Map>) {
+          if (parts > 1) {
+            for (int p = parts - 1; p >= 0; --p)  // any order joins to the same keys
+              tdmaps::pair_min_keys(Space(), map, tdmaps::omega_range(map, p, parts), cx, keys, NearestOf());
+            return;
+          }
+        }
+        if constexpr (tdmaps::is_block_space_map_v<Map>) tdmaps::pair_min_keys(Space(), map, cx, keys, NearestOf());
+      },
+      true);
+  auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), keys);
+  index_t bad = 0, first = -1;
+  for (index_t i = 0; i < n; ++i)
+    if (got(i) != want[std::size_t(i)] && bad++ == 0) first = i;
+  EXPECT_EQ(bad, 0) << name << " n = " << n << " d = " << d << " rho = " << rho << (sizeof(Real) == 4 ? " fp32" : " fp64")
+                    << ": first wrong key at " << first;
+}
+
+template <class Real>
+std::vector<Real> points(index_t n, int d, unsigned seed) {
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<Real> x(std::size_t(n * d));
+  for (auto& v : x) v = static_cast<Real>(u(g));
+  return x;
+}
+
+template <class Real>
+void sweep() {
+  const std::vector<Key> none;
+  unsigned seed = 11;
+  for (const int rho : {16, 32})
+    for (const index_t n : {index_t(1), index_t(2), index_t(rho - 1), index_t(rho + 3), index_t(3 * rho + 5)})
+      for (const int d : {1, 5, 16, 17, 33, 70}) {
+        const auto x = points<Real>(n, d, ++seed);
+        check<Real>("lambda", n, d, rho, x, std::vector<Key>(std::size_t(n), ~Key(0)));
+      }
+  // Every block-space map at one size; the one-launch maps by omega ranges too.
+  for (const char* name : {"bb", "rb", "rec", "hadouken", "lambda"}) {
+    const auto x = points<Real>(150, 21, ++seed);
+    check<Real>(name, 150, 21, 32, x, std::vector<Key>(150, ~Key(0)));
+  }
+  for (const char* name : {"bb", "rb", "lambda"})
+    for (const int parts : {2, 3, 7}) {
+      const auto x = points<Real>(140, 19, ++seed);
+      check<Real>(name, 140, 19, 16, x, std::vector<Key>(140, ~Key(0)), parts);
+    }
+}
+
+}  // namespace tdmaps_min_keys_test
+
+TEST(TEST_CATEGORY, pair_min_keys_match_the_nested_loop_fp32) { tdmaps_min_keys_test::sweep<float>(); }
+
+TEST(TEST_CATEGORY, pair_min_keys_match_the_nested_loop_fp64) { tdmaps_min_keys_test::sweep<double>(); }
+
+TEST(TEST_CATEGORY, pair_min_keys_ties_nan_and_starting_keys) {
+  using namespace tdmaps_min_keys_test;
+  const index_t n = 100;
+  const int d = 9;
+  auto x = points<float>(n, d, 5);
+  // Duplicates: rows 40 and 70 copy row 10 (their nearest: distance 0, the smaller partner).
+  for (int k = 0; k < d; ++k) x[std::size_t(40 * d + k)] = x[std::size_t(70 * d + k)] = x[std::size_t(10 * d + k)];
+  // A NaN coordinate: row 55 is nobody's neighbour and has none.
+  x[std::size_t(55 * d + 3)] = std::numeric_limits<float>::quiet_NaN();
+  check<float>("lambda", n, d, 32, x, std::vector<Key>(std::size_t(n), ~Key(0)));
+  // Keys that start below some pairs' and above others': the smaller stays.
+  std::vector<Key> start(static_cast<std::size_t>(n));
+  std::mt19937_64 g(3);
+  for (auto& k : start) k = g() >> 1;
+  check<float>("bb", n, d, 16, x, start);
+}
+
+TEST(TEST_CATEGORY, pair_min_keys_give_key_of_each_end_itself) {
+  using namespace tdmaps_min_keys_test;
+  const index_t n = 77;
+  const int d = 6;
+  const auto x = points<float>(n, d, 9);
+  std::vector<Key> want(static_cast<std::size_t>(n), ~Key(0));
+  const SelfOf key{n};
+  for (index_t i = 0; i < n; ++i)
+    for (index_t j = 0; j < i; ++j) {
+      float s = 0;
+      for (int k = 0; k < d; ++k) {
+        const float t = x[std::size_t(i * d + k)] - x[std::size_t(j * d + k)];
+        if (tdmaps::is_gpu_space<Space>::value) s = std::fma(t, t, s);
+        else s += t * t;
+      }
+      want[std::size_t(i)] = std::min(want[std::size_t(i)], key(s, i, j));
+      want[std::size_t(j)] = std::min(want[std::size_t(j)], key(s, j, i));
+    }
+  Kokkos::View<float**, Kokkos::LayoutRight, Mem> xv("x", n, d);
+  Kokkos::deep_copy(xv, Kokkos::View<const float**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                            x.data(), n, d));
+  Kokkos::View<Key*, Mem> keys("keys", n);
+  Kokkos::deep_copy(keys, ~Key(0));
+  tdmaps::pair_min_keys(Space(), tdmaps::BoundingBoxMap(tdmaps::Domain2(n, 32, Triangle::strict_lower)),
+                        Kokkos::View<const float**, Kokkos::LayoutRight, Mem>(xv), keys, key);
+  const auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), keys);
+  for (index_t i = 0; i < n; ++i) EXPECT_EQ(got(i), want[std::size_t(i)]) << "point " << i;
+}
+
+TEST(TEST_CATEGORY, pair_min_keys_rejects_bad_arguments) {
+  using namespace tdmaps_min_keys_test;
+  const Kokkos::View<const float**, Kokkos::LayoutRight, Mem> x(Kokkos::View<float**, Kokkos::LayoutRight, Mem>("x", 10, 3));
+  Kokkos::View<Key*, Mem> keys("keys", 10), short_keys("keys", 9);
+  EXPECT_THROW(tdmaps::pair_min_keys(Space(), tdmaps::LambdaMap<>(tdmaps::Domain2(10, 8, Triangle::strict_lower)), x,
+                                     keys, NearestOf()),
+               std::invalid_argument);
+  EXPECT_THROW(tdmaps::pair_min_keys(Space(), tdmaps::LambdaMap<>(tdmaps::Domain2(10, 16, Triangle::strict_lower)), x,
+                                     short_keys, NearestOf()),
+               std::invalid_argument);
+  EXPECT_THROW(tdmaps::pair_min_keys(Space(), tdmaps::LambdaMap<>(tdmaps::Domain2(11, 16, Triangle::strict_lower)), x,
+                                     keys, NearestOf()),
+               std::invalid_argument);
+  const Kokkos::View<const float**, Kokkos::LayoutRight, Mem> empty(Kokkos::View<float**, Kokkos::LayoutRight, Mem>("x", 10, 0));
+  EXPECT_THROW(tdmaps::pair_min_keys(Space(), tdmaps::LambdaMap<>(tdmaps::Domain2(10, 16, Triangle::strict_lower)),
+                                     empty, keys, NearestOf()),
+               std::invalid_argument);
+  const tdmaps::LambdaMap<> map(tdmaps::Domain2(10, 16, Triangle::strict_lower));
+  EXPECT_THROW(tdmaps::pair_min_keys(Space(), map, tdmaps::OmegaRange{0, tdmaps::full_range(map).end + 1}, x, keys,
+                                     NearestOf()),
+               std::invalid_argument);
+}
