@@ -1,8 +1,8 @@
 // The dimension-tiled walk (launch/pair_min_keys.hpp) against a host nested
 // loop that sums each pair's squared distance in coordinate order: every
 // block-space map, block sides 16 and 32, d across the staged chunks'
-// edges (1 .. 70), fp32 and fp64, n around the block side; the keys of both
-// ends bit for bit, whole and by omega ranges, ties (duplicate points) to
+// edges (1 .. 70) and long points (130, 1024), fp32 and fp64, n around the
+// block side; the keys of both ends bit for bit, whole and by omega ranges, ties (duplicate points) to
 // the smaller partner, NaN coordinates, keys that start above and below the
 // pairs' own, a key of each end's own index, and the refusals.
 #include "oracle.hpp"
@@ -129,6 +129,12 @@ void sweep() {
         const auto x = points<Real>(n, d, ++seed);
         check<Real>("lambda", n, d, rho, x, std::vector<Key>(std::size_t(n), ~Key(0)));
       }
+  // Long points: many chunks of coordinates (d up to 1024).
+  for (const int d : {130, 1024}) {
+    const auto x = points<Real>(45, d, ++seed);
+    check<Real>("lambda", 45, d, 32, x, std::vector<Key>(45, ~Key(0)));
+    check<Real>("bb", 45, d, 16, x, std::vector<Key>(45, ~Key(0)));
+  }
   // Every block-space map at one size; the one-launch maps by omega ranges too.
   for (const char* name : {"bb", "rb", "rec", "hadouken", "lambda"}) {
     const auto x = points<Real>(150, 21, ++seed);
