@@ -56,7 +56,8 @@ void check_memory(const Request& r, const ArrayRef& x, index_t n, index_t d) {
 /// The reduction (a job of on_kokkos), one unit per precision, reduction and
 /// map group (reduce_compute.hpp).
 template <class Real>
-index_t compute(const Request& r, const ArrayRef& x, index_t n, index_t d, const ArrayRef& first, const ArrayRef& second) {
+index_t run_whole(const Request& r, const ArrayRef& x, index_t n, index_t d, const ArrayRef& first,
+                  const ArrayRef& second) {
   return by_map_group(r.spec, [&](auto group) {
     constexpr MapGroup G = decltype(group)::value;
     switch (r.what) {
@@ -99,7 +100,7 @@ py::object reduce(const Request& r, py::handle X, const py::object& alloc) {
   index_t count = 0;
   on_kokkos([&] {
     wait_for_producers(x);
-    count = fp32 ? compute<float>(r, x, n, d, a, b) : compute<double>(r, x, n, d, a, b);
+    count = fp32 ? run_whole<float>(r, x, n, d, a, b) : run_whole<double>(r, x, n, d, a, b);
   });
   if (r.what == What::hist) return owner_a;
   if (r.what == What::nn) return py::make_tuple(owner_a, owner_b);
@@ -146,8 +147,8 @@ py::object count_within(py::handle X, double radius, const std::string& map, con
 
 /// One part of the league (a job of on_kokkos; reduce_compute.hpp).
 template <class Real>
-index_t compute_part(const Request& r, const ArrayRef& x, index_t n, index_t d, index_t part, index_t parts,
-                     const ArrayRef& out, const ArrayRef& best) {
+index_t run_part(const Request& r, const ArrayRef& x, index_t n, index_t d, index_t part, index_t parts,
+                 const ArrayRef& out, const ArrayRef& best) {
   return by_map_group(r.spec, [&](auto group) {
     constexpr MapGroup G = decltype(group)::value;
     switch (r.what) {
@@ -206,8 +207,8 @@ py::object reduce_part(const Request& r, py::handle X, index_t part, index_t par
   if (n >= 2)
     on_kokkos([&] {
       wait_for_producers(x);
-      count = fp32 ? compute_part<float>(r, x, n, d, part, parts, out, best)
-                   : compute_part<double>(r, x, n, d, part, parts, out, best);
+      count = fp32 ? run_part<float>(r, x, n, d, part, parts, out, best)
+                   : run_part<double>(r, x, n, d, part, parts, out, best);
     });
   if (r.what == What::count) return py::int_(count);
   if (r.what == What::nn) return py::make_tuple(owner, fp32);  // fp32: one pass; fp64: the index pass follows
