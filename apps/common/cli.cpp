@@ -269,7 +269,7 @@ const std::vector<std::string>& report_keys() {
       // tdmaps-edm: matrix, stream
       "layout", "symmetric", "bytes", "gbps", "gbps_best", "chunks", "chunk_bytes", "d2h_gbps", "d2h_cold_gbps",
       // tdmaps-edm --reduce
-      "reduce", "bins", "rmax", "counted", "radius", "count",
+      "reduce", "k", "bins", "rmax", "counted", "radius", "count",
       // tdmaps-collide (and count)
       "result", "fraction",
       // tdmaps-triplets (and energy, cutoff)

@@ -8,7 +8,7 @@
 //                                              (cli_matrix.hpp)
 //   cli_stream.cpp  the packed or condensed matrix in chunks (past
 //                   --max-device-memory, or over MPI ranks)
-//   cli_reduce_fp32.cpp, cli_reduce_fp64.cpp  --reduce hist | nn | count
+//   cli_reduce_fp32.cpp, cli_reduce_fp64.cpp  --reduce hist | nn | knn | count
 //                                              (cli_reduce.hpp)
 //   cli_common.cpp  what MPI ranks agree on, --max-device-memory's parser
 // Part of the CLI, not installed.
@@ -42,8 +42,9 @@ using app::bytes_text;
 using app::mul_sat;
 
 struct ReduceOptions {
-  std::string what;  // hist, nn, count
+  std::string what;  // hist, nn, knn, count
   int bins = 64;
+  int k = 0;  // knn
   double rmax = 0;    // hist
   double radius = 0;  // count
   std::string output;
@@ -53,6 +54,7 @@ struct ReduceOptions {
 struct ReduceResult {
   std::vector<std::int64_t> hist;
   std::vector<double> nn;  // (n, 2): index, distance
+  std::vector<double> knn;  // (n, k, 2): index, distance
   index_t count = 0;
   app::Timing times;  // ms_combine: the results of the ranks met (copies and all-reductions)
 };
@@ -174,7 +176,7 @@ app::Timing stream_matrix(const Run<Real>& r, StreamPlan& plan, const tdmaps::Do
 /// The report of a streamed run (rank 0).
 int report_stream(const Options& o, const app::Ranks& ranks, const StreamPlan& plan, const std::string& precision,
                   const app::Timing& t, const app::Timer& total_timer);
-/// --reduce hist | nn | count (cli_reduce.hpp): no matrix, any n that fits the points.
+/// --reduce hist | nn | knn | count (cli_reduce.hpp): no matrix, any n that fits the points.
 template <class Real>
 int run_reduce_mode(Run<Real>& r);
 

@@ -1,8 +1,9 @@
 #ifndef TDMAPS_EDM_CLI_REDUCE_HPP
 #define TDMAPS_EDM_CLI_REDUCE_HPP
 
-// tdmaps-edm --reduce hist | nn | count: the reductions of
-// tdmaps/edm/reduce.hpp over the pairs i < j, without the matrix. With MPI
+// tdmaps-edm --reduce hist | nn | knn | count: the reductions of
+// tdmaps/edm/reduce.hpp (knn: edm/knn.hpp) over the pairs i < j, without the
+// matrix. With MPI
 // ranks (common/ranks.hpp) each rank reduces its part (the _part forms: its
 // omega_range, or its part of the GPU walk's league) and one MPI reduction
 // finishes the result. Included by cli_reduce_fp32.cpp and
@@ -17,6 +18,7 @@
 #include "common/progress.hpp"
 #include "common/ranks.hpp"
 
+#include <tdmaps/edm/knn.hpp>
 #include <tdmaps/edm/reduce.hpp>
 #include <tdmaps/tdmaps.hpp>
 
@@ -49,11 +51,14 @@ ReduceResult reduce_on(const Map& map, const Kokkos::View<const Real**, Kokkos::
   if constexpr (tdmaps::is_block_space_map_v<Map> && !tdmaps::is_multi_launch_map_v<Map>) {
     range = omega_range(map, ranks.rank(), ranks.size());
   } else {
-    if (ranks.size() > 1)
+    if (ranks.size() > 1 && o.what != "knn")
       throw app::UsageError(std::string("--map ") + Map::name +
                             ": MPI ranks split the pairs into omega ranges of one launch, which --map lambda, bb and "
                             "rb have (rec and hadouken launch several times, utm has no blocks)");
   }
+  if (o.what == "knn" && ranks.size() > 1)
+    throw app::UsageError("--reduce knn runs on one process (" + std::to_string(ranks.size()) +
+                          " MPI ranks: each point's k nearest are not joined across ranks)");
   ranks.agree();  // every check passed on every rank; no work before
   Kokkos::View<std::int64_t*, mem> hist;
   Kokkos::View<edm::NearestKey*, mem> keys, second;
@@ -66,6 +71,14 @@ ReduceResult reduce_on(const Map& map, const Kokkos::View<const Real**, Kokkos::
   bool nn_direct = false;  // decoded by edm::nearest_neighbour itself (multi-launch maps)
   Kokkos::View<index_t*, mem> nn_idx;
   Kokkos::View<double*, mem> nn_dist;
+  Kokkos::View<index_t**, Kokkos::LayoutRight, mem> knn_idx;
+  Kokkos::View<double**, Kokkos::LayoutRight, mem> knn_dist;
+  if (o.what == "knn") {
+    knn_idx = Kokkos::View<index_t**, Kokkos::LayoutRight, mem>("tdmaps::edm::knn_idx", static_cast<std::size_t>(n),
+                                                                 static_cast<std::size_t>(o.k));
+    knn_dist = Kokkos::View<double**, Kokkos::LayoutRight, mem>("tdmaps::edm::knn_dist", static_cast<std::size_t>(n),
+                                                                 static_cast<std::size_t>(o.k));
+  }
   std::vector<std::uint64_t> key_host(o.what == "nn" ? static_cast<std::size_t>(n) : 0);
   std::vector<std::uint64_t> second_host(o.what == "nn" && std::is_same<Real, double>::value ? key_host.size() : 0);
 
@@ -79,6 +92,9 @@ ReduceResult reduce_on(const Map& map, const Kokkos::View<const Real**, Kokkos::
         else
           edm::pair_histogram(space, x, map, o.rmax, hist, run.hints);
       }
+      space.fence();
+    } else if (o.what == "knn") {
+      if constexpr (tdmaps::is_block_space_map_v<Map>) edm::k_nearest_neighbours(space, x, map, knn_idx, knn_dist);
       space.fence();
     } else if (o.what == "count") {
       if constexpr (tdmaps::is_block_space_map_v<Map> && !tdmaps::is_multi_launch_map_v<Map>)
@@ -130,6 +146,16 @@ ReduceResult reduce_on(const Map& map, const Kokkos::View<const Real**, Kokkos::
     ranks.sum_i64(res.hist.data(), static_cast<std::int64_t>(res.hist.size()));
   } else if (o.what == "count") {
     ranks.sum_i64(&res.count, 1);
+  } else if (o.what == "knn") {
+    const auto hi = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), knn_idx);
+    const auto hd = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), knn_dist);
+    const std::size_t k = static_cast<std::size_t>(o.k);
+    res.knn.resize(2 * k * static_cast<std::size_t>(n));
+    for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i)
+      for (std::size_t c = 0; c < k; ++c) {
+        res.knn[2 * (i * k + c)] = static_cast<double>(hi(i, c));
+        res.knn[2 * (i * k + c) + 1] = hd(i, c);
+      }
   } else if (nn_direct) {
     auto hi = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), nn_idx);
     auto hd = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), nn_dist);
@@ -179,12 +205,19 @@ int run_reduce_mode(Run<Real>& run) {
   const std::string& source = run.source;
   const auto& r = o.reduce;
   const index_t in_bytes = mul_sat(mul_sat(n, d), static_cast<index_t>(sizeof(Real)));
-  const index_t result_bytes = r.what == "nn" ? mul_sat(n, 32) : r.what == "hist" ? 8 * index_t(r.bins) : 8;
+  // knn: the result (index and distance, 8 bytes each) and the walk's keys (two passes for fp64).
+  const index_t result_bytes = r.what == "nn"    ? mul_sat(n, 32)
+                               : r.what == "knn" ? mul_sat(mul_sat(n, index_t(r.k)), 32)
+                               : r.what == "hist" ? 8 * index_t(r.bins)
+                                                  : 8;
   const index_t host_need = add_sat(mul_sat(in_bytes, 2), result_bytes);
   if (host_need > app::host_available_bytes())
     throw app::Error(source + ": the points and the result need " + bytes_text(host_need) + " of host memory but only " +
                      app::format_bytes(app::host_available_bytes()) + " is available");
   if (r.what == "nn" && n < 2) throw app::Error(source + ": --reduce nn needs at least 2 points (n = 1 has no other point)");
+  if (r.what == "knn" && n <= r.k)
+    throw app::Error(source + ": --reduce knn --k " + std::to_string(r.k) + " needs at least " +
+                     std::to_string(r.k + 1) + " points (n = " + std::to_string(n) + ")");
   if (!r.output.empty()) app::check_filesystem_space(r.output, add_sat(result_bytes, 128), "the --reduce output");
 
   const app::KokkosScope kokkos(run.argv0, run.kokkos_options);
@@ -208,6 +241,7 @@ int run_reduce_mode(Run<Real>& run) {
     app::Timer write_timer;
     if (r.what == "hist") app::write_npy(r.output, res.hist.data(), {static_cast<std::int64_t>(r.bins)});
     else if (r.what == "nn") app::write_npy(r.output, res.nn.data(), {n, 2});
+    else if (r.what == "knn") app::write_npy(r.output, res.knn.data(), {n, static_cast<std::int64_t>(r.k), 2});
     res.times.ms_write = 1e3 * write_timer.seconds();
   }
   if (!ranks.root()) return 0;
@@ -228,6 +262,7 @@ int run_reduce_mode(Run<Real>& run) {
       for (auto c : res.hist) in += c;
       j["counted"] = in;
     }
+    if (r.what == "knn") j["k"] = r.k;
     if (r.what == "count") {
       j["radius"] = r.radius;
       j["count"] = res.count;

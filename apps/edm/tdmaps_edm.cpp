@@ -98,8 +98,13 @@ int edm_main(int argc, char* argv[], const app::Ranks& ranks) {
   cli.add_flag("--reject-nonfinite", o.reject_nonfinite, "fail on a NaN or Inf coordinate (default: NaN propagates like SciPy)");
   auto* reduce = cli.add_option("--reduce", o.reduce.what,
                                 "no matrix, a reduction over the pairs i < j: hist (distance histogram, --bins, --rmax), "
-                                "nn (each point's nearest other point), count (pairs closer than --radius)")
-                     ->check(CLI::IsMember({"hist", "nn", "count"}));
+                                "nn (each point's nearest other point), knn (its --k nearest), count (pairs closer than "
+                                "--radius)")
+                     ->check(CLI::IsMember({"hist", "nn", "knn", "count"}));
+  auto* knn_k = cli.add_option("--k", o.reduce.k,
+                               "--reduce knn: neighbours per point, 1 .. n - 1 (sorted by the exact squared distance, equal "
+                               "ones by the smaller index; --output: (n, k, 2) float64, index then distance)")
+                    ->check(CLI::Range(1, 1 << 20));
   auto* bins = cli.add_option("--bins", o.reduce.bins, "--reduce hist: number of bins B (default 64)")
                    ->check(CLI::Range(1, 1 << 24));
   auto* rmax = cli.add_option("--rmax", o.rmax_text, "--reduce hist: np.histogram's bins over [0, R): edges np.linspace(0, R, B + 1), a distance on an edge in the bin it starts");
@@ -116,6 +121,9 @@ int edm_main(int argc, char* argv[], const app::Ranks& ranks) {
         throw app::UsageError(std::string(opt) + " applies to the distance matrix, not to --reduce " + o.reduce.what);
     if (o.reduce.what == "hist" && rmax->count() == 0) throw app::UsageError("--reduce hist needs --rmax R");
     if (o.reduce.what == "count" && radius->count() == 0) throw app::UsageError("--reduce count needs --radius R");
+    if (o.reduce.what == "knn" && knn_k->count() == 0) throw app::UsageError("--reduce knn needs --k K");
+    if (o.reduce.what == "knn" && o.block != 16 && o.block != 32)
+      throw app::UsageError("--reduce knn runs on blocks of side 16 or 32 (--block " + std::to_string(o.block) + ")");
     if (o.reduce.what == "hist")
       o.reduce.rmax = app::parse_double("--rmax", o.rmax_text, std::numeric_limits<double>::denorm_min(),
                                         std::numeric_limits<double>::max(), "need a finite value > 0");
@@ -123,7 +131,7 @@ int edm_main(int argc, char* argv[], const app::Ranks& ranks) {
       o.reduce.radius = app::parse_double("--radius", o.radius_text, -std::numeric_limits<double>::infinity(),
                                           std::numeric_limits<double>::infinity(), "need a number (inf: every pair)");
     if (o.reduce.what == "count" && !o.output.empty())
-      throw app::UsageError("--reduce count prints its result (and --json has it); --output takes hist or nn");
+      throw app::UsageError("--reduce count prints its result (and --json has it); --output takes hist, nn or knn");
     // A thread-space map has no blocks to stage for the tile reductions; count takes any map.
     if (o.reduce.what != "count" && tdmaps::canonical_map_name(o.map.map) == "utm")
       throw app::UsageError("--reduce " + o.reduce.what + " runs on the block-space maps (bb, hadouken, lambda, rb, "
@@ -132,6 +140,7 @@ int edm_main(int argc, char* argv[], const app::Ranks& ranks) {
   if (bins->count() > 0 && o.reduce.what != "hist") throw app::UsageError("--bins applies to --reduce hist");
   if (rmax->count() > 0 && o.reduce.what != "hist") throw app::UsageError("--rmax applies to --reduce hist");
   if (radius->count() > 0 && o.reduce.what != "count") throw app::UsageError("--radius applies to --reduce count");
+  if (knn_k->count() > 0 && o.reduce.what != "knn") throw app::UsageError("--k applies to --reduce knn");
   if (!o.max_device_memory.empty()) o.budget = parse_bytes("--max-device-memory", o.max_device_memory);
   app::check_input_options(o.in, tdmaps::max_side, "points");
   if (!o.dims_text.empty()) o.dims = static_cast<int>(app::parse_int("--dims", o.dims_text, 1, 1 << 20, "the dimension"));

@@ -11,6 +11,10 @@ reduction per chunk. A peer measured beside tdmaps, not a dependency of it
          (compute_mode="use_mm_for_euclid_dist", GEMM) and cdist_exact
          ("donot_use_mm_for_euclid_dist"); cdist_mm's check reports the
          fraction of indices equal to cdist_exact's when both ran.
+  knn    the k nearest other points of every point (--k, default 16): cdist,
+         self set to +inf, topk(k, largest=False, sorted=True) (what
+         sklearn's brute force and FAISS's IndexFlatL2 return; torch breaks
+         ties as it likes). Methods as nn.
   kde    Gaussian kernel sum s_i = sum_{j != i} exp(-|x_i - x_j|^2 / (2 h^2)):
          cdist (mm), squared, exp, row sums (in place, self entries -> 0).
   count  ordered pairs i != j with |x_i - x_j| < r (strict, as tdmaps'
@@ -31,7 +35,7 @@ import sys
 import time
 
 CSV_HEADER = "peer,method,query,d,n,rounds,median_ms,min_ms,max_ms,check"
-QUERIES = ("nn", "kde", "count")
+QUERIES = ("nn", "knn", "kde", "count")
 MODES = {"cdist_exact": "donot_use_mm_for_euclid_dist", "cdist_mm": "use_mm_for_euclid_dist"}
 
 
@@ -65,6 +69,7 @@ def parse_args(argv):
     p.add_argument("--d", default=None, help="dimensions (default 3,8)")
     p.add_argument("--rounds", type=int, default=5, help="timed rounds after the warm-up (default 5)")
     p.add_argument("--warmup", type=int, default=1, help="untimed rounds first (default 1)")
+    p.add_argument("--k", default="16", help="knn: neighbour counts (default 16)")
     p.add_argument("--h", type=float, default=0.05, help="kde bandwidth (default 0.05)")
     p.add_argument("--r", type=float, default=None,
                    help="count radius for every n and d (default: volume of the d-ball = --neighbours / n)")
@@ -100,6 +105,7 @@ def parse_args(argv):
     else:
         a.n = int_list(a.n or "10000,100000", "--n", 2)
         a.d = int_list(a.d or "3,8", "--d", 1)
+    a.k = int_list(a.k, "--k", 1)
     if a.rounds < 1:
         fail("--rounds must be at least 1")
     if a.warmup < 0:
@@ -187,6 +193,22 @@ class Runner:
             del D
         return idx, dist
 
+    def knn(self, X, mode, k):
+        torch = self.torch
+        n = X.shape[0]
+        c = self.chunk_rows(n)
+        idx = torch.empty((n, k), dtype=torch.int64, device=self.dev)
+        dist = torch.empty((n, k), dtype=X.dtype, device=self.dev)
+        for a in range(0, n, c):
+            b = min(n, a + c)
+            D = torch.cdist(X[a:b], X, compute_mode=mode)
+            D.diagonal(offset=a).fill_(float("inf"))
+            v, i = torch.topk(D, k, dim=1, largest=False, sorted=True)
+            dist[a:b] = v
+            idx[a:b] = i
+            del D
+        return idx, dist
+
     def kde(self, X, h):
         torch = self.torch
         n = X.shape[0]
@@ -236,6 +258,14 @@ class Runner:
                     print(f"# skip cdist_exact {q} {tag} (> --exact-max-n {a.exact_max_n})", file=sys.stderr)
                     continue
                 mode = MODES[m]
+                if q == "knn":
+                    for k in a.k:
+                        if k > n - 1:
+                            fail(f"--k {k}: at most n - 1 = {n - 1}")
+                        t, (idx, dist) = self.timed(lambda: self.knn(X, mode, k), f"{m} knn k={k} {tag}")
+                        self.emit(m, "knn", d, n, t,
+                                  f"k={k};idxsum={int(idx.sum())};distsum={float(dist.double().sum()):.9g}")
+                    continue
                 if q == "nn":
                     t, (idx, dist) = self.timed(lambda: self.nn(X, mode), f"{m} nn {tag}")
                     check = (f"idxsum={int(idx.sum())};distsum={float(dist.double().sum()):.9g}")

@@ -1,6 +1,7 @@
-// _tdmaps.pair_histogram, _tdmaps.nearest_neighbour, _tdmaps.count_within:
-// the EDM app's reductions (apps/edm/include/tdmaps/edm/reduce.hpp) over the
-// pairs i < j of the rows of X, without the distance matrix. The points are
+// _tdmaps.pair_histogram, _tdmaps.nearest_neighbour, _tdmaps.count_within,
+// _tdmaps.k_nearest_neighbours: the EDM app's reductions
+// (apps/edm/include/tdmaps/edm/reduce.hpp, knn.hpp) over the pairs i < j of
+// the rows of X, without the distance matrix. The points are
 // read in place; the results are new arrays from the Python layer's
 // allocator (NumPy, or the input's library on its device). The checks and
 // their wording follow tdmaps-edm --reduce.
@@ -9,6 +10,7 @@
 // _mpi.py): part `part` of `parts` of the league (omega_range) into host
 // NumPy arrays, which Python all-reduces; nearest_decode turns the reduced
 // keys into (dist, index) exactly as the one-process call does.
+// k_nearest_neighbours runs on one process only (no _part form).
 
 #include "arrays.hpp"
 #include "common.hpp"
@@ -24,6 +26,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 
@@ -38,9 +41,11 @@ namespace {
 void check_memory(const Request& r, const ArrayRef& x, index_t n, index_t d) {
   const index_t real_bytes = x.itemsize;
   const bool staged = !host_backend && x.memory == Memory::host;
-  // nn: the results (distance + index) and one or two key arrays; hist: the bins.
-  const index_t results = r.what == What::nn ? mul_sat(n, real_bytes + 8) : r.what == What::hist ? mul_sat(r.bins, 8) : 0;
-  const index_t work = r.what == What::nn ? mul_sat(n, real_bytes == 8 ? 16 : 8) : 0;
+  // nn: the results (distance + index) and one or two key arrays; knn: the same k times (n x k); hist: the bins.
+  const index_t slots = r.what == What::knn ? mul_sat(n, r.k) : n;
+  const bool nn = r.what == What::nn || r.what == What::knn;
+  const index_t results = nn ? mul_sat(slots, real_bytes + 8) : r.what == What::hist ? mul_sat(r.bins, 8) : 0;
+  const index_t work = nn ? mul_sat(slots, real_bytes == 8 ? 16 : 8) : 0;
   // The results lie in MemSpace either way (the caller's device arrays, or device buffers copied back).
   const index_t device_need = add_sat(add_sat(work, results), staged ? mul_sat(mul_sat(n, d), real_bytes) : 0);
   const std::string what = std::string(what_name(r.what)) + " of n = " + std::to_string(n) + " points";
@@ -63,6 +68,7 @@ index_t run_whole(const Request& r, const ArrayRef& x, index_t n, index_t d, con
     switch (r.what) {
       case What::hist: return compute_whole<Real, What::hist, G>(r, x, n, d, first, second);
       case What::nn: return compute_whole<Real, What::nn, G>(r, x, n, d, first, second);
+      case What::knn: return compute_whole<Real, What::knn, G>(r, x, n, d, first, second);
       case What::count: break;
     }
     return compute_whole<Real, What::count, G>(r, x, n, d, first, second);
@@ -72,15 +78,19 @@ index_t run_whole(const Request& r, const ArrayRef& x, index_t n, index_t d, con
 py::object reduce(const Request& r, py::handle X, const py::object& alloc) {
   index_t n = 0, d = 0;
   const ArrayRef x = read_points(X, n, d);
-  if (r.what == What::nn && n < 2)
-    throw py::value_error("X: nearest_neighbour needs at least 2 points (n = " + std::to_string(n) +
-                          (n == 1 ? " has no other point)" : ")"));
+  const bool nn = r.what == What::nn || r.what == What::knn;
+  if (nn && n < 2)
+    throw py::value_error("X: " + std::string(what_name(r.what)) + " needs at least 2 points (n = " +
+                          std::to_string(n) + (n == 1 ? " has no other point)" : ")"));
   if (r.what != What::count && canonical_map_name(r.spec.map) == "utm")
     throw py::value_error("map='utm' is a thread-space map; " + std::string(what_name(r.what)) +
                           " runs on the block-space maps (bb, hadouken, lambda, rb, rec)");
+  if (r.what == What::knn && (r.k < 1 || r.k > n - 1))
+    throw py::value_error("k = " + std::to_string(r.k) + " for n = " + std::to_string(n) +
+                          " points (need 1 <= k <= n - 1)");
   // Small inputs (host builds): plain loops on this thread (small.cpp), the
   // kernels' values without the Kokkos thread, memory queries or dispatch.
-  if (r.what != What::nn && small_input(n, d)) {
+  if (!nn && small_input(n, d)) {
     if (r.what == What::count) return py::int_(small_count(x, n, d, r.radius));
     py::object owner;
     const ArrayRef counts = allocate(alloc, {r.bins}, "int64", false, x, owner);
@@ -96,6 +106,9 @@ py::object reduce(const Request& r, py::handle X, const py::object& alloc) {
   } else if (r.what == What::nn) {
     a = allocate(alloc, {n}, fp32 ? "float32" : "float64", false, x, owner_a);
     b = allocate(alloc, {n}, "int64", false, x, owner_b);
+  } else if (r.what == What::knn) {
+    a = allocate(alloc, {n, r.k}, fp32 ? "float32" : "float64", false, x, owner_a);
+    b = allocate(alloc, {n, r.k}, "int64", false, x, owner_b);
   }
   index_t count = 0;
   on_kokkos([&] {
@@ -103,7 +116,7 @@ py::object reduce(const Request& r, py::handle X, const py::object& alloc) {
     count = fp32 ? run_whole<float>(r, x, n, d, a, b) : run_whole<double>(r, x, n, d, a, b);
   });
   if (r.what == What::hist) return owner_a;
-  if (r.what == What::nn) return py::make_tuple(owner_a, owner_b);
+  if (nn) return py::make_tuple(owner_a, owner_b);
   return py::int_(count);
 }
 
@@ -137,6 +150,16 @@ py::object nearest_neighbour(py::handle X, const py::object& alloc, const std::s
   return reduce(request(What::nn, map, sqrt, form, block), X, alloc);
 }
 
+py::object k_nearest_neighbours(py::handle X, std::int64_t k, const py::object& alloc, const std::string& map,
+                                const std::string& sqrt, const std::string& form, int block) {
+  // Before map_spec: 8, a side the other reductions take, is refused here too (pair_min_k_keys' walk).
+  if (block != 16 && block != 32)
+    throw py::value_error("block " + std::to_string(block) + ": k_nearest_neighbours runs on blocks of side 16 or 32");
+  Request r = request(What::knn, map, sqrt, form, block);
+  r.k = k;
+  return reduce(r, X, alloc);
+}
+
 py::object count_within(py::handle X, double radius, const std::string& map, const std::string& sqrt,
                         const std::string& form, int block) {
   Request r = request(What::count, map, sqrt, form, block);
@@ -154,6 +177,7 @@ index_t run_part(const Request& r, const ArrayRef& x, index_t n, index_t d, inde
     switch (r.what) {
       case What::hist: return compute_part<Real, What::hist, G>(r, x, n, d, part, parts, out, best);
       case What::nn: return compute_part<Real, What::nn, G>(r, x, n, d, part, parts, out, best);
+      case What::knn: throw std::logic_error("tdmaps::python::run_part: k_nearest_neighbours has no parts");
       case What::count: break;
     }
     return compute_part<Real, What::count, G>(r, x, n, d, part, parts, out, best);
@@ -260,6 +284,9 @@ void bind_reduce(py::module_& m) {
         "Histogram of the pair distances of the rows of X; see tdmaps.pair_histogram.");
   m.def("nearest_neighbour", &nearest_neighbour, py::arg("X"), py::arg("alloc"), py::arg("map"), py::arg("sqrt"),
         py::arg("form"), py::arg("block"), "Each row's nearest other row; see tdmaps.nearest_neighbour.");
+  m.def("k_nearest_neighbours", &k_nearest_neighbours, py::arg("X"), py::arg("k"), py::arg("alloc"), py::arg("map"),
+        py::arg("sqrt"), py::arg("form"), py::arg("block"),
+        "Each row's k nearest other rows (n x k); see tdmaps.k_nearest_neighbours.");
   m.def("count_within", &count_within, py::arg("X"), py::arg("radius"), py::arg("map"), py::arg("sqrt"),
         py::arg("form"), py::arg("block"), "Pairs of rows closer than radius; see tdmaps.count_within.");
   // comm= (python/tdmaps/_mpi.py): one part of the league each, host NumPy results.

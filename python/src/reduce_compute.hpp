@@ -2,7 +2,7 @@
 // per precision, reduction and map group (MapGroup, common.hpp), each an
 // explicit instantiation of reduce_walks.hpp's definitions that
 // python/CMakeLists.txt generates: every map of with_map at every dimension
-// is a set of kernels, and twelve smaller units compile side by side where
+// is a set of kernels, and sixteen smaller units compile side by side where
 // one unit compiled them all in turn.
 #ifndef TDMAPS_PYTHON_REDUCE_COMPUTE_HPP
 #define TDMAPS_PYTHON_REDUCE_COMPUTE_HPP
@@ -15,10 +15,13 @@
 namespace tdmaps {
 namespace python {
 
-enum class What { hist, nn, count };
+enum class What { hist, nn, count, knn };
 
 inline const char* what_name(What w) {
-  return w == What::hist ? "pair_histogram" : w == What::nn ? "nearest_neighbour" : "count_within";
+  return w == What::hist ? "pair_histogram"
+         : w == What::nn ? "nearest_neighbour"
+         : w == What::knn ? "k_nearest_neighbours"
+                          : "count_within";
 }
 
 /// Whether Map runs one launch of blocks (bb, lambda, rb): the maps whose
@@ -32,12 +35,14 @@ struct Request {
   MapSpec spec;
   int block = 32;
   std::int64_t bins = 0;
+  std::int64_t k = 0;  ///< knn: the neighbours per point
   double rmax = 0, radius = 0;
 };
 
 /// Reduction W of the whole triangle of x (n points, d coordinates), a job of
 /// on_kokkos: hist writes `first` (int64 bins); nn writes `first` (the
-/// distances) and `second` (the indices); count returns the count.
+/// distances) and `second` (the indices); knn the same, n x r.k each (C
+/// order); count returns the count.
 /// G: the group of r.spec's map.
 template <class Real, What W, MapGroup G>
 index_t compute_whole(const Request& r, const ArrayRef& x, index_t n, index_t d, const ArrayRef& first,
@@ -46,7 +51,8 @@ index_t compute_whole(const Request& r, const ArrayRef& x, index_t n, index_t d,
 /// Reduction W of part `part` of `parts` of the league, a job of on_kokkos:
 /// hist writes its pairs' bins into `out` (int64), nn its keys into `out`
 /// (uint64 (n,); fp64: the index pass when `best` holds the reduced
-/// first-pass keys), count returns.
+/// first-pass keys), count returns. Not for knn (one process only: no
+/// instantiation).
 template <class Real, What W, MapGroup G>
 index_t compute_part(const Request& r, const ArrayRef& x, index_t n, index_t d, index_t part, index_t parts,
                      const ArrayRef& out, const ArrayRef& best);

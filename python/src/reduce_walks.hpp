@@ -6,13 +6,15 @@
 // rec and hadouken (several launches) and utm (no blocks) run whole; and
 // the definitions of reduce_compute.hpp's compute_whole and compute_part.
 // Included by the units python/CMakeLists.txt generates only, which
-// instantiate them (TDMAPS_PYTHON_REDUCE_INSTANTIATE).
+// instantiate them (TDMAPS_PYTHON_REDUCE_INSTANTIATE; knn, which has no
+// parts, TDMAPS_PYTHON_REDUCE_WHOLE_INSTANTIATE).
 #ifndef TDMAPS_PYTHON_REDUCE_WALKS_HPP
 #define TDMAPS_PYTHON_REDUCE_WALKS_HPP
 
 #include "common.hpp"
 #include "reduce_compute.hpp"
 
+#include <tdmaps/edm/knn.hpp>
 #include <tdmaps/edm/reduce.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -66,6 +68,14 @@ void nn_map(const ExecSpace& space, const Map& map, const PointsView<Real>& x, c
   if constexpr (is_block_space_map_v<Map>) edm::nearest_neighbour(space, x, map, index, dist);  // utm: refused before
 }
 
+/// k nearest neighbours: index and dist n x k (edm/knn.hpp; the maps of block side 16 or 32, checked before).
+template <class Map, class Real>
+void knn_map(const ExecSpace& space, const Map& map, const PointsView<Real>& x,
+             const Kokkos::View<index_t**, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryUnmanaged>& index,
+             const Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryUnmanaged>& dist) {
+  if constexpr (is_block_space_map_v<Map>) edm::k_nearest_neighbours(space, x, map, index, dist);  // utm: refused before
+}
+
 template <class Map, class Real>
 index_t count_map(const ExecSpace& space, const Map& map, const PointsView<Real>& x, double radius) {
   if constexpr (one_launch_v<Map>)
@@ -90,6 +100,15 @@ index_t compute_whole(const Request& r, const ArrayRef& x, index_t n, index_t d,
     const auto dist = result_view<Real>(first, "tdmaps::python::nn_dist");
     const auto index = result_view<index_t>(second, "tdmaps::python::nn_index");
     with_map_in<G>(r.spec, domain, [&](auto map) { nn_map(space, map, xv, index, dist); }, true);
+    copy_back(space, first, dist);
+    copy_back(space, second, index);
+  } else if constexpr (W == What::knn) {
+    // n x k in C order: the flat result arrays (or their device buffers) seen as matrices.
+    const auto dist = result_view<Real>(first, "tdmaps::python::knn_dist");
+    const auto index = result_view<index_t>(second, "tdmaps::python::knn_index");
+    const Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryUnmanaged> dist2(dist.data(), n, r.k);
+    const Kokkos::View<index_t**, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryUnmanaged> index2(index.data(), n, r.k);
+    with_map_in<G>(r.spec, domain, [&](auto map) { knn_map(space, map, xv, index2, dist2); }, true);
     copy_back(space, first, dist);
     copy_back(space, second, index);
   } else {
@@ -150,6 +169,15 @@ index_t compute_part(const Request& r, const ArrayRef& x, index_t n, index_t d, 
                                                             const ArrayRef&, const ArrayRef&);                      \
   template index_t compute_part<Real, What::W, MapGroup::G>(const Request&, const ArrayRef&, index_t, index_t,      \
                                                            index_t, index_t, const ArrayRef&, const ArrayRef&);    \
+  }                                                                                                                 \
+  }
+
+/// The unit of a reduction without parts (knn: one process only): compute_whole alone.
+#define TDMAPS_PYTHON_REDUCE_WHOLE_INSTANTIATE(Real, W, G)                                                          \
+  namespace tdmaps {                                                                                                \
+  namespace python {                                                                                                \
+  template index_t compute_whole<Real, What::W, MapGroup::G>(const Request&, const ArrayRef&, index_t, index_t,     \
+                                                            const ArrayRef&, const ArrayRef&);                      \
   }                                                                                                                 \
   }
 

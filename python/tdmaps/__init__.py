@@ -7,6 +7,7 @@ collision, N-body and triplets apps of the tdmaps C++ library).
     d = tdmaps.pdist(X)                       # scipy.spatial.distance.pdist(X)
     h = tdmaps.pair_histogram(X, 64, rmax=1)  # np.histogram(pdist(X), 64, (0, 1))[0]
     dist, idx = tdmaps.nearest_neighbour(X)   # each point's nearest other point
+    dist, idx = tdmaps.k_nearest_neighbours(X, 8)  # (n, 8): each point's 8 nearest, sorted
     k = tdmaps.collide(spheres)               # colliding pairs of (n, 4) x, y, z, r
     e = tdmaps.atm_energy(X, cutoff=2.5)      # the Axilrod-Teller-Muto three-body energy
     a = tdmaps.nbody_accelerations(X, m)      # direct-sum gravity (also "lj", "coulomb")
@@ -42,8 +43,8 @@ except ImportError as _e:
     ) from _e
 
 __all__ = [
-    "pdist", "pair_histogram", "nearest_neighbour", "count_within", "collide", "atm_energy", "nbody_accelerations",
-    "info", "maps", "maps3", "backend", "TooLarge",
+    "pdist", "pair_histogram", "nearest_neighbour", "k_nearest_neighbours", "count_within", "collide", "atm_energy",
+    "nbody_accelerations", "info", "maps", "maps3", "backend", "TooLarge",
 ]
 __version__ = _tdmaps.__version__  # the project's one version: CMake's project(VERSION), as the CLIs' --version
 
@@ -80,5 +81,5 @@ maps = tuple(_info["maps"])  # the names the CLIs' --map takes
 maps3 = ("bb3", "lambda3")  # the 3-D maps atm_energy's map= takes (tdmaps-triplets --map)
 
 
-from ._edm import count_within, nearest_neighbour, pair_histogram, pdist  # noqa: E402
+from ._edm import count_within, k_nearest_neighbours, nearest_neighbour, pair_histogram, pdist  # noqa: E402
 from ._apps import atm_energy, collide, nbody_accelerations  # noqa: E402

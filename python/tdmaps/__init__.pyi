@@ -9,6 +9,7 @@ __all__ = [
     "pdist",
     "pair_histogram",
     "nearest_neighbour",
+    "k_nearest_neighbours",
     "count_within",
     "collide",
     "atm_energy",
@@ -74,6 +75,16 @@ def nearest_neighbour(
     block: int = ...,
     copy: bool = ...,
     comm: Optional[_Comm] = ...,
+) -> Tuple[Any, Any]: ...
+def k_nearest_neighbours(
+    X: _ArrayLike,
+    k: int,
+    *,
+    map: str = ...,
+    sqrt: str = ...,
+    form: str = ...,
+    block: int = ...,
+    copy: bool = ...,
 ) -> Tuple[Any, Any]: ...
 def count_within(
     X: _ArrayLike,

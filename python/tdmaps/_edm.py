@@ -1,5 +1,5 @@
 """The EDM app's functions: pdist and the matrix-free reductions
-(pair_histogram, nearest_neighbour, count_within)."""
+(pair_histogram, nearest_neighbour, k_nearest_neighbours, count_within)."""
 
 from . import _tdmaps
 from ._args import _allocator, _check_bool, _check_int, _check_real, _check_str, _map_options, _points, _ranks, _type_name
@@ -172,6 +172,49 @@ def nearest_neighbour(X, *, map="lambda", sqrt="rsqrt", form="exact", block=32, 
         return one()
     mpi = _ranks()
     return mpi.run(comm, "nearest_neighbour", map, lambda *c: mpi.nearest_neighbour(X, opts, *c), one)
+
+
+def k_nearest_neighbours(X, k, *, map="lambda", sqrt="rsqrt", form="exact", block=32, copy=False):
+    """Each point's k nearest other points, without the distance matrix.
+
+    k_nearest_neighbours(X, k, *, map="lambda", sqrt="rsqrt", form="exact",
+                         block=32, copy=False) -> (dist, index)
+
+    Returns (dist, index), both (n, k): row i holds the k nearest other
+    points of point i sorted by their exact squared distance, equal ones by
+    the smaller index (sklearn's NearestNeighbors(algorithm="brute") and FAISS's
+    IndexFlatL2 order); dist in X's dtype, index int64. Where fewer than k
+    other points have a distance the row ends in index -1 and distance inf
+    (NaN coordinates make a point nobody's neighbour, and its own row all
+    -1 / inf). The distances are nearest_neighbour's (column 0 is its
+    result; k = 1 gives it as (n, 1)).
+
+    X ((n, d) float32 / float64, C order, read in place; copy=True
+    converts), the options and the device rules as for pair_histogram,
+    except that block is 16 or 32 (the k-nearest walk's tiles). k: an int,
+    1 <= k <= n - 1. Runs on one process (no comm=).
+
+    Raises TypeError (k not an int, a bool included; X of another dtype or
+    not an array, options of the wrong type), ValueError (n < 2, k outside
+    1 .. n - 1, X not 2-D or not in C order, d = 0, an unknown map / sqrt /
+    form, a block other than 16 or 32, map='utm'), TooLarge (a MemoryError:
+    the results, n k (itemsize + 8) bytes, and the keys, n k 8 bytes, twice
+    for float64, do not fit).
+
+    Example
+    -------
+    >>> import numpy as np, tdmaps
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [3.0, 0.0], [6.0, 0.0]])
+    >>> dist, idx = tdmaps.k_nearest_neighbours(X, 2)
+    >>> idx.tolist()
+    [[1, 2], [0, 2], [1, 0], [2, 1]]
+    >>> dist.tolist()
+    [[1.0, 3.0], [1.0, 2.0], [2.0, 3.0], [3.0, 5.0]]
+    """
+    k = _check_int("k", k)
+    map, sqrt, form, block = _map_options(map, sqrt, form, block)
+    X = _points(X, copy)
+    return _tdmaps.k_nearest_neighbours(X, k, _allocator(X), map, sqrt, form, block)
 
 
 def count_within(X, radius, *, map="lambda", sqrt="rsqrt", form="exact", block=32, copy=False, comm=None):

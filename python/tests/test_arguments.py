@@ -15,6 +15,7 @@ FUNCTIONS = {
     "pdist": lambda X, **k: tdmaps.pdist(X, **k),
     "pair_histogram": lambda X, **k: tdmaps.pair_histogram(X, 8, rmax=1.0, **k),
     "nearest_neighbour": lambda X, **k: tdmaps.nearest_neighbour(X, **k),
+    "k_nearest_neighbours": lambda X, **k: tdmaps.k_nearest_neighbours(X, 5, **k),
     "count_within": lambda X, **k: tdmaps.count_within(X, 0.5, **k),
     "collide": lambda X, **k: tdmaps.collide(X, **k),
 }

@@ -221,3 +221,138 @@ TEST(TEST_CATEGORY, pair_min_keys_rejects_bad_arguments) {
                                      NearestOf()),
                std::invalid_argument);
 }
+
+namespace tdmaps_min_keys_test {
+
+/// pair_min_k_keys over map `name` (parts > 1: by its omega ranges, joined)
+/// against the nested loop: each row the k smallest of its starting row (any
+/// order) and of its pairs' keys, sorted (equal keys as often as they come).
+template <class Real>
+void check_k(const std::string& name, index_t n, int d, int rho, int k, const std::vector<Real>& x,
+             const std::vector<Key>& start, int parts = 1) {
+  std::vector<std::vector<Key>> all(static_cast<std::size_t>(n));
+  for (index_t i = 0; i < n; ++i)
+    all[std::size_t(i)].assign(start.begin() + i * k, start.begin() + (i + 1) * k);
+  for (index_t i = 0; i < n; ++i)
+    for (index_t j = 0; j < i; ++j) {
+      Real s = 0;
+      for (int c = 0; c < d; ++c) {
+        const Real t = x[std::size_t(i * d + c)] - x[std::size_t(j * d + c)];
+        if (tdmaps::is_gpu_space<Space>::value) s = std::fma(t, t, s);
+        else s += t * t;
+      }
+      all[std::size_t(i)].push_back(host_key(s, j));
+      all[std::size_t(j)].push_back(host_key(s, i));
+    }
+  Kokkos::View<Real**, Kokkos::LayoutRight, Mem> xv("x", n, d);
+  Kokkos::deep_copy(xv, Kokkos::View<const Real**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                            x.data(), n, d));
+  Kokkos::View<Key**, Kokkos::LayoutRight, Mem> keys("keys", n, k);
+  Kokkos::deep_copy(keys, Kokkos::View<const Key**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                              start.data(), n, k));
+  tdmaps::MapSpec spec;
+  spec.map = name;
+  tdmaps::with_map(
+      spec, tdmaps::Domain2(n, rho, Triangle::strict_lower),
+      [&](auto map) {
+        using Map = decltype(map);
+        const Kokkos::View<const Real**, Kokkos::LayoutRight, Mem> cx = xv;
+        if constexpr (tdmaps::is_block_space_map_v<Map> && !tdmaps::is_multi_launch_map_v<Map>) {
+          if (parts > 1) {
+            for (int p = 0; p < parts; ++p)
+              tdmaps::pair_min_k_keys(Space(), map, tdmaps::omega_range(map, p, parts), cx, keys, NearestOf());
+            return;
+          }
+        }
+        if constexpr (tdmaps::is_block_space_map_v<Map>) tdmaps::pair_min_k_keys(Space(), map, cx, keys, NearestOf());
+      },
+      true);
+  const auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), keys);
+  index_t bad = 0, first = -1;
+  for (index_t i = 0; i < n; ++i) {
+    auto& want = all[std::size_t(i)];
+    std::sort(want.begin(), want.end());
+    for (int c = 0; c < k; ++c)
+      if (got(i, c) != want[std::size_t(c)]) {
+        if (bad++ == 0) first = i;
+        break;
+      }
+  }
+  EXPECT_EQ(bad, 0) << name << " n = " << n << " d = " << d << " rho = " << rho << " k = " << k
+                    << (sizeof(Real) == 4 ? " fp32" : " fp64") << " parts = " << parts << ": first wrong row " << first;
+}
+
+template <class Real>
+void sweep_k() {
+  unsigned seed = 101;
+  const auto empty = [](index_t n, int k) { return std::vector<Key>(std::size_t(n * k), ~Key(0)); };
+  for (const int rho : {16, 32})
+    for (const index_t n : {index_t(1), index_t(3), index_t(rho + 3), index_t(3 * rho + 5)})
+      for (const int k : {1, 2, 5, 16, 64})
+        for (const int d : {3, 17}) {
+          const auto x = points<Real>(n, d, ++seed);
+          check_k<Real>("lambda", n, d, rho, k, x, empty(n, k));
+        }
+  for (const char* name : {"bb", "rb", "rec", "hadouken"}) {
+    const auto x = points<Real>(150, 21, ++seed);
+    check_k<Real>(name, 150, 21, 32, 7, x, empty(150, 7));
+  }
+  for (const char* name : {"bb", "lambda"})
+    for (const int parts : {2, 5}) {
+      const auto x = points<Real>(140, 19, ++seed);
+      check_k<Real>(name, 140, 19, 16, 16, x, empty(140, 16), parts);
+    }
+  // Long points, and a k of 200.
+  const auto x = points<Real>(300, 130, ++seed);
+  check_k<Real>("lambda", 300, 130, 32, 16, x, empty(300, 16));
+  check_k<Real>("bb", 300, 7, 16, 200, points<Real>(300, 7, ++seed), empty(300, 200));
+}
+
+}  // namespace tdmaps_min_keys_test
+
+TEST(TEST_CATEGORY, pair_min_k_keys_match_the_nested_loop_fp32) { tdmaps_min_keys_test::sweep_k<float>(); }
+
+TEST(TEST_CATEGORY, pair_min_k_keys_match_the_nested_loop_fp64) { tdmaps_min_keys_test::sweep_k<double>(); }
+
+TEST(TEST_CATEGORY, pair_min_k_keys_equal_keys_nan_and_starting_rows) {
+  using namespace tdmaps_min_keys_test;
+  // Points on a small integer grid: many equal distances. fp64's key is the
+  // distance alone, so rows hold equal keys as often as they come; fp32's
+  // keys tie-break by the partner.
+  const index_t n = 400;
+  const int d = 6;
+  std::mt19937_64 g(17);
+  std::vector<double> xd(std::size_t(n * d));
+  for (auto& v : xd) v = static_cast<double>(g() % 3);
+  std::vector<float> xf(xd.begin(), xd.end());
+  for (const int k : {1, 8, 40}) {
+    check_k<double>("lambda", n, d, 32, k, xd, std::vector<Key>(std::size_t(n * k), ~Key(0)));
+    check_k<float>("lambda", n, d, 16, k, xf, std::vector<Key>(std::size_t(n * k), ~Key(0)));
+    check_k<double>("bb", n, d, 16, k, xd, std::vector<Key>(std::size_t(n * k), ~Key(0)), 3);
+  }
+  // A NaN coordinate: row 55 has no keys and is in nobody's row.
+  auto x = points<float>(100, 9, 5);
+  x[std::size_t(55 * 9 + 3)] = std::numeric_limits<float>::quiet_NaN();
+  check_k<float>("lambda", 100, 9, 32, 10, x, std::vector<Key>(1000, ~Key(0)));
+  // Rows that start in any order, with keys below and above the pairs' own and empty slots.
+  const int k = 12;
+  std::vector<Key> start(std::size_t(100 * k));
+  for (auto& v : start)
+    v = g() % 3 == 0 ? ~Key(0) : (Key(tdmaps::intrinsics::float_bits(float(g() % 1000) / 300.f)) << 32) | (g() % 100);
+  check_k<float>("bb", 100, 9, 16, k, points<float>(100, 9, 6), start);
+}
+
+TEST(TEST_CATEGORY, pair_min_k_keys_rejects_bad_arguments) {
+  using namespace tdmaps_min_keys_test;
+  const Kokkos::View<const float**, Kokkos::LayoutRight, Mem> x(Kokkos::View<float**, Kokkos::LayoutRight, Mem>("x", 10, 3));
+  Kokkos::View<Key**, Kokkos::LayoutRight, Mem> keys("keys", 10, 4), short_keys("keys", 9, 4), none("keys", 10, 0);
+  const tdmaps::LambdaMap<> map(tdmaps::Domain2(10, 16, Triangle::strict_lower));
+  EXPECT_THROW(tdmaps::pair_min_k_keys(Space(), tdmaps::LambdaMap<>(tdmaps::Domain2(10, 8, Triangle::strict_lower)), x,
+                                       keys, NearestOf()),
+               std::invalid_argument);
+  EXPECT_THROW(tdmaps::pair_min_k_keys(Space(), map, x, short_keys, NearestOf()), std::invalid_argument);
+  EXPECT_THROW(tdmaps::pair_min_k_keys(Space(), map, x, none, NearestOf()), std::invalid_argument);
+  EXPECT_THROW(tdmaps::pair_min_k_keys(Space(), map, tdmaps::OmegaRange{0, tdmaps::full_range(map).end + 1}, x, keys,
+                                       NearestOf()),
+               std::invalid_argument);
+}

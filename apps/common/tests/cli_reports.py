@@ -6,7 +6,7 @@ report_keys), equal to report_schema.json's "required" list and to its
     cli_reports.py PATH/TO/tdmaps-edm PATH/TO/tdmaps-collide PATH/TO/tdmaps-triplets PATH/TO/tdmaps-nbody
 
 Runs each tool in each of its modes with --json (edm: matrix in every
-layout, stream, reduce hist / nn / count; collide: every --result; triplets:
+layout, stream, reduce hist / nn / knn / count; collide: every --result; triplets:
 atm and a dummy kernel; nbody: one evaluation and steps, whose per-step
 lines are the nbody_step mode) and checks every line: the keys are the
 schema's, a mode's own keys hold values (bytes = elements x the precision's
@@ -41,7 +41,7 @@ OWN = {
 MAYBE = {
     "matrix": set(),
     "stream": {"d2h_gbps", "d2h_cold_gbps"},
-    "reduce": {"bins", "rmax", "counted", "radius", "count"},
+    "reduce": {"k", "bins", "rmax", "counted", "radius", "count"},
     "collide": {"save_input"},
     "triplets": {"energy", "c9", "cutoff", "cutoff_triple", "save_input"},
     "nbody": {"generator", "dt", "G", "softening", "cutoff", "forces", "snapshots", "save_input"},
@@ -85,6 +85,7 @@ def same_keys_everywhere(edm, collide, triplets, nbody, tmp):
         (edm, ["--random", 120, "--reduce", "hist", "--rmax", 1, "--bins", 7], "reduce"),
         (edm, ["--random", 120, "--reduce", "nn", "--output", os.path.join(tmp, "nn.npy")], "reduce"),
         (edm, ["--random", 120, "--reduce", "count", "--radius", 0.25], "reduce"),
+        (edm, ["--random", 120, "--reduce", "knn", "--k", 5, "--output", os.path.join(tmp, "knn.npy")], "reduce"),
     ]
     runs += [(collide, ["--random", 200, "--result", r], "collide")
              for r in ("count", "flags", "rowflags", "tileflags", "pairs", "intflags")]
@@ -116,6 +117,8 @@ def same_keys_everywhere(edm, collide, triplets, nbody, tmp):
             if mode in ("matrix", "stream"):
                 check(j.get("bytes") == j.get("elements") * size, f"{label}: bytes {j.get('bytes')} for "
                       f"{j.get('elements')} {j.get('precision')} entries")
+            if mode == "reduce":
+                check((j.get("k") == 5) == (j.get("reduce") == "knn"), f"{label}: k {j.get('k')}")
             if mode == "reduce" and j.get("reduce") == "hist":
                 n = j["n"]
                 check(j.get("bins") == 7 and j.get("rmax") == 1 and 0 <= j.get("counted", -1) <= n * (n - 1) // 2,

@@ -1,4 +1,4 @@
-"""tdmaps-edm --reduce (hist, nn, count) against a NumPy oracle, streamed
+"""tdmaps-edm --reduce (hist, nn, knn, count) against a NumPy oracle, streamed
 (chunked) outputs against the unchunked ones bit for bit, and, when the build
 has MPI (TDMAPS_TEST_MPIRUN set by CMake), mpirun -n 1, 2, 3 giving
 byte-identical files and equal reductions.
@@ -66,6 +66,19 @@ def oracle_nn(x):
     return np.stack([idx.astype(np.float64), dist], axis=1)
 
 
+def oracle_knn(x, k):
+    """Each row's k nearest: the squared distances sorted stably (equal ones by
+    the smaller index), NaN nobody's; (n, k, 2) of index, distance."""
+    s = sq_dists(x)
+    n = len(x)
+    np.fill_diagonal(s, np.inf)
+    s = np.where(np.isnan(s), np.inf, s)
+    idx = np.argsort(s, axis=1, kind="stable")[:, :k]
+    dist = np.sqrt(np.take_along_axis(s, idx, axis=1)).astype(np.float64)
+    idx = np.where(np.isinf(dist), -1, idx)
+    return np.stack([idx.astype(np.float64), dist], axis=2)
+
+
 def oracle_count(x, radius):
     r = np.sqrt(sq_dists(x))
     iu = np.triu_indices(len(x), 1)
@@ -115,6 +128,32 @@ def reductions_match_the_oracle():
                 if rc == 0:
                     check(json.loads(so)["count"] == want_count, f"count {what} {mc}",
                           (json.loads(so)["count"], want_count))
+
+
+def knn_matches_the_oracle():
+    grid = np.random.default_rng(5).integers(0, 3, (200, 5)).astype(np.float64)  # equal distances everywhere
+    cases = [(points(2, 1, 1, np.float64), 1), (points(100, 3, 2, np.float32, dup=3), 5),
+             (points(257, 7, 3, np.float64, dup=3), 16), (points(150, 130, 4, np.float32), 64), (grid, 9),
+             (grid.astype(np.float32), 30)]
+    nan = points(90, 6, 6, np.float64)
+    nan[11, 2] = np.nan  # nobody's neighbour, and none of its own
+    cases.append((nan, 12))
+    for c, (x, k) in enumerate(cases):
+        inp = save(x, f"knn{c}.npy")
+        want = oracle_knn(x, k)
+        for m, block in [("lambda", 32), ("bb", 16), ("rec", 32), ("hadouken", 16)]:
+            what = f"n={len(x)} d={x.shape[1]} {x.dtype.name} k={k} map={m} block={block}"
+            out = os.path.join(TMP, "knn.npy")
+            rc, so, se = run(["--input", inp, "--reduce", "knn", "--k", k, "--map", m, "--block", block,
+                              "--output", out, "--json"])
+            check(rc == 0, f"knn runs {what}", se)
+            if rc == 0:
+                got = np.load(out)
+                check(got.dtype == np.float64 and got.shape == (len(x), k, 2), f"knn dtype/shape {what}", got.shape)
+                check(np.array_equal(got[..., 0], want[..., 0]), f"knn index {what}",
+                      np.argwhere(got[..., 0] != want[..., 0])[:5])
+                check(np.array_equal(got[..., 1], want[..., 1]), f"knn distance {what}")
+                check(json.loads(so)["k"] == k, f"knn json k {what}")
 
 
 def histogram_edges_are_numpys():
@@ -193,6 +232,12 @@ def errors_are_clear():
         (["--random", 10, "--bins", 5], 2, "--bins"),
         (["--random", 10, "--reduce", "median"], 2, "--reduce"),
         (["--random", 1, "--reduce", "nn"], 1, "at least 2 points"),
+        (["--random", 10, "--reduce", "knn"], 2, "--reduce knn needs --k"),
+        (["--random", 10, "--reduce", "knn", "--k", 0], 2, "--k"),
+        (["--random", 10, "--reduce", "knn", "--k", 10], 1, "needs at least 11 points"),
+        (["--random", 10, "--reduce", "nn", "--k", 3], 2, "--k applies to --reduce knn"),
+        (["--random", 10, "--reduce", "knn", "--k", 3, "--block", 8], 2, "side 16 or 32"),
+        (["--random", 10, "--reduce", "knn", "--k", 3, "--map", "utm"], 2, "block-space maps"),
         (["--random", 10, "--max-device-memory", "lots"], 2, "not a size"),
         (["--random", 100, "--max-device-memory", 100], 1, "does not hold even the points"),
         (["--random", 100, "--max-device-memory", 3000, "--kernel", "tile"], 2, "does not stream"),
@@ -259,6 +304,7 @@ def mpi_ranks_agree():
 
 try:
     reductions_match_the_oracle()
+    knn_matches_the_oracle()
     histogram_edges_are_numpys()
     streamed_equals_unchunked()
     errors_are_clear()

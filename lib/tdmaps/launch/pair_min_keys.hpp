@@ -2,6 +2,7 @@
 #define TDMAPS_LAUNCH_PAIR_MIN_KEYS_HPP
 
 // tdmaps::pair_min_keys(space, map[, range], points, keys, key_of[, label])
+// tdmaps::pair_min_k_keys(space, map[, range], points, keys, key_of[, label])
 //
 // Points of any dimension d: each pair j < i of the map's triangle (or of
 // the blocks of an omega range of a one-launch map) once, its squared
@@ -14,6 +15,12 @@
 // bits of s, then the partner; ~0 for none). keys keep their values where
 // nothing is smaller, so ranges and maps join into them.
 //
+// pair_min_k_keys keeps the k smallest instead: keys is n x k (~0: an empty
+// slot), and each row ends as the k smallest of its entries and of the
+// point's keys, sorted ascending (a multiset: equal keys are kept as often
+// as they come). k nearest neighbours are this with the nearest
+// neighbour's key.
+//
 // The dimensions are walked as a GEMM walks its k loop, with the exact
 // difference form instead of a product: a team takes a block of rho x rho
 // pairs, and each of its threads keeps a micro-tile of 4 x 4 sums in
@@ -21,8 +28,13 @@
 // columns of one step from consecutive words). On GPU backends the team
 // stages the block's rows and columns 16 coordinates at a time in team
 // scratch; on host backends the team's one thread walks the micro-tiles in
-// turn and reads the points in place. A block's keys are met in team scratch
-// first, then one atomic per row and column goes to `keys`.
+// turn and reads the points in place. pair_min_keys meets a block's keys in
+// team scratch first, then one atomic per row and column goes to `keys`.
+// pair_min_k_keys keeps an upper bound of each row's largest key, reads it
+// once per block, and a key below it replaces the row's largest by a
+// compare-and-swap (below, insert_replacing); it takes the blocks spread
+// over the triangle (SpreadOrder), not a block row at a time, and sorts
+// the rows at the end.
 
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/launch/detail/make_tile.hpp>
@@ -50,6 +62,78 @@ constexpr int min_keys_micro = 4;
 /// Coordinates a team stages at a time (GPU backends).
 constexpr int min_keys_chunk = 16;
 
+/// A relaxed atomic read of *p (keys other threads change meanwhile).
+template <class T>
+KOKKOS_FORCEINLINE_FUNCTION T load_relaxed(T* p) {
+#if KOKKOS_VERSION >= 40000
+  return static_cast<T>(Kokkos::atomic_load(native(p)));
+#else
+  return *static_cast<volatile T*>(p);
+#endif
+}
+
+/// Puts `key` into row p of `keys` (n x k, any order) in place of the
+/// row's largest key where `key` is smaller; any number of threads may run
+/// it on one row at once. A thread reads the row, then swaps its largest
+/// key v for `key` by a compare-and-swap that fails if the slot changed
+/// since. Keys only decrease, so v is still the row's largest when the swap
+/// succeeds, and the row always holds the k smallest keys offered to it (a
+/// multiset: a key equal to the largest is not taken). bound(p) (an upper
+/// bound of the row's largest key, which the walk tests keys against) is
+/// lowered to the largest key after the swap, or to the largest read.
+template <class Keys, class Bound>
+KOKKOS_FORCEINLINE_FUNCTION void insert_replacing(const Keys& keys, const Bound& bound, const index_t p, const int k,
+                                                  const typename Keys::non_const_value_type key) {
+  using Key = typename Keys::non_const_value_type;
+  for (;;) {
+    Key top = load_relaxed(&keys(p, 0)), next = 0;
+    int at = 0;
+    for (int s = 1; s < k; ++s) {
+      const Key v = load_relaxed(&keys(p, s));
+      if (v > top) {
+        next = top;
+        top = v;
+        at = s;
+      } else if (v > next) {
+        next = v;
+      }
+    }
+    if (key >= top) {
+      Kokkos::atomic_fetch_min(native(&bound(p)), native(top));
+      return;
+    }
+    if (static_cast<Key>(Kokkos::atomic_compare_exchange(native(&keys(p, at)), native(top), native(key))) == top) {
+      Kokkos::atomic_fetch_min(native(&bound(p)), native(key > next ? key : next));
+      return;
+    }
+  }
+}
+
+/// Row p of keys (n x k) sorted ascending in place (heapsort: one thread a row).
+template <class Keys>
+KOKKOS_INLINE_FUNCTION void sort_row(const Keys& keys, const index_t p, const int k) {
+  using Key = typename Keys::non_const_value_type;
+  const auto sift = [&](int root, const int end) {  // the max-heap of slots [0, end) below root
+    for (;;) {
+      int child = 2 * root + 1;
+      if (child >= end) return;
+      if (child + 1 < end && keys(p, child + 1) > keys(p, child)) ++child;
+      if (!(keys(p, child) > keys(p, root))) return;
+      const Key t = keys(p, root);
+      keys(p, root) = keys(p, child);
+      keys(p, child) = t;
+      root = child;
+    }
+  };
+  for (int r = k / 2 - 1; r >= 0; --r) sift(r, k);
+  for (int end = k - 1; end > 0; --end) {
+    const Key t = keys(p, 0);
+    keys(p, 0) = keys(p, end);
+    keys(p, end) = t;
+    sift(0, end);
+  }
+}
+
 template <class ExecSpace>
 using min_keys_policy_t = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<64, 8>, Kokkos::IndexType<int>>;
 
@@ -60,6 +144,8 @@ struct PairMinKeysWalk {
   static constexpr int M = min_keys_micro;
   static constexpr int K = min_keys_chunk;
   static constexpr bool staged = is_gpu_space<ExecSpace>::value;
+  /// pair_min_k_keys: an n x k row of keys per point; pair_min_keys: one key.
+  static constexpr bool many = Keys::rank == 2;
 
   Map map;
   Points x;
@@ -69,6 +155,11 @@ struct PairMinKeysWalk {
   int launch = 0;
   index_t offset = 0;
   index_t count = 0;
+  /// pair_min_k_keys takes the blocks spread over the triangle: a row's
+  /// blocks taken at once would all find it empty and insert every key.
+  SpreadOrder order;
+  /// pair_min_k_keys: an upper bound of each row's largest key.
+  Kokkos::View<Key*, typename Keys::memory_space> bound;
 
   /// Team scratch: the block's row and column keys; on GPU backends the
   /// staged coordinates too (stride rho + 1 between coordinates).
@@ -96,29 +187,48 @@ struct PairMinKeysWalk {
     }
   }
 
-  /// The keys of micro-tile (r, c) joined into the block's row and column keys.
+  /// The keys of micro-tile (r, c) joined into the block's row and column
+  /// keys (pair_min_keys); into the points' rows of keys where below the
+  /// row's largest at the block's start, krow / kcol (pair_min_k_keys).
   KOKKOS_FORCEINLINE_FUNCTION void join(const Tile& t, const Real (&s)[M][M], int r, int c, int R, Key* krow,
                                         Key* kcol) const {
     const bool diag = t.diagonal();
-    Key kc[M];
-    for (int w = 0; w < M; ++w) kc[w] = ~Key(0);
-    for (int u = 0; u < M; ++u) {
-      const int ti = r + R * u;
-      if (ti >= t.rows) continue;
-      const index_t i = t.i0 + ti;
-      Key kr = ~Key(0);
-      for (int w = 0; w < M; ++w) {
-        const int tj = c + R * w;
-        if (tj >= t.cols || (diag && tj >= ti)) continue;  // the pairs j < i
-        const index_t j = t.j0 + tj;
-        const Key a = key_of(s[u][w], i, j), b = key_of(s[u][w], j, i);
-        kr = a < kr ? a : kr;
-        kc[w] = b < kc[w] ? b : kc[w];
+    if constexpr (many) {
+      const int k = static_cast<int>(keys.extent(1));
+      for (int u = 0; u < M; ++u) {
+        const int ti = r + R * u;
+        if (ti >= t.rows) continue;
+        const index_t i = t.i0 + ti;
+        for (int w = 0; w < M; ++w) {
+          const int tj = c + R * w;
+          if (tj >= t.cols || (diag && tj >= ti)) continue;  // the pairs j < i
+          const index_t j = t.j0 + tj;
+          const Key a = key_of(s[u][w], i, j), b = key_of(s[u][w], j, i);
+          if (a < krow[ti]) insert_replacing(keys, bound, i, k, a);
+          if (b < kcol[tj]) insert_replacing(keys, bound, j, k, b);
+        }
       }
-      if (kr != ~Key(0)) RowMin<Key>::atomic_join(&krow[ti], kr);
+    } else {
+      Key kc[M];
+      for (int w = 0; w < M; ++w) kc[w] = ~Key(0);
+      for (int u = 0; u < M; ++u) {
+        const int ti = r + R * u;
+        if (ti >= t.rows) continue;
+        const index_t i = t.i0 + ti;
+        Key kr = ~Key(0);
+        for (int w = 0; w < M; ++w) {
+          const int tj = c + R * w;
+          if (tj >= t.cols || (diag && tj >= ti)) continue;  // the pairs j < i
+          const index_t j = t.j0 + tj;
+          const Key a = key_of(s[u][w], i, j), b = key_of(s[u][w], j, i);
+          kr = a < kr ? a : kr;
+          kc[w] = b < kc[w] ? b : kc[w];
+        }
+        if (kr != ~Key(0)) RowMin<Key>::atomic_join(&krow[ti], kr);
+      }
+      for (int w = 0; w < M; ++w)
+        if (kc[w] != ~Key(0)) RowMin<Key>::atomic_join(&kcol[c + R * w], kc[w]);
     }
-    for (int w = 0; w < M; ++w)
-      if (kc[w] != ~Key(0)) RowMin<Key>::atomic_join(&kcol[c + R * w], kc[w]);
   }
 
   KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team) const {
@@ -130,10 +240,17 @@ struct PairMinKeysWalk {
     Real* const srow = reinterpret_cast<Real*>(base + 2 * sizeof(Key) * static_cast<std::size_t>(rho));
     Real* const scol = srow + K * (rho + 1);
     bool busy = false;
-    each_block<ExecSpace>(map, launch, offset, count, team, [&](const Tile& t) {
+    const auto walk = [&](const Tile& t) {
       if (busy) team.team_barrier();  // the previous block's flush has read the keys
       busy = true;
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 2 * rho), [&](const int q) { krow[q] = ~Key(0); });
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 2 * rho), [&](const int q) {
+        if constexpr (many) {  // the bound of the row's largest key
+          const int p = q < rho ? q : q - rho;
+          krow[q] = p < (q < rho ? t.rows : t.cols) ? load_relaxed(&bound(q < rho ? t.i0 + p : t.j0 + p)) : Key(0);
+        } else {
+          krow[q] = ~Key(0);
+        }
+      });
       team.team_barrier();
       if constexpr (staged) {
         // One micro-tile per thread, its sums in registers across the chunks.
@@ -165,14 +282,18 @@ struct PairMinKeysWalk {
           join(t, s, v / R, v % R, R, krow, kcol);
         }
       }
-      team.team_barrier();
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 2 * rho), [&](const int q) {
-        const Key k = krow[q];
-        if (k == ~Key(0)) return;
-        const index_t p = q < rho ? t.i0 + q : t.j0 + (q - rho);
-        RowMin<Key>::atomic_join(&keys(p), k);
-      });
-    });
+      if constexpr (!many) {
+        team.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 2 * rho), [&](const int q) {
+          const Key k = krow[q];
+          if (k == ~Key(0)) return;
+          const index_t p = q < rho ? t.i0 + q : t.j0 + (q - rho);
+          RowMin<Key>::atomic_join(&keys(p), k);
+        });
+      }
+    };
+    if constexpr (many) each_block<ExecSpace>(map, launch, offset, count, team, walk, order);
+    else each_block<ExecSpace>(map, launch, offset, count, team, walk);
   }
 };
 
@@ -182,43 +303,78 @@ struct PairMinKeysWalk {
 inline bool pair_min_keys_block_side(int rho) { return rho == 16 || rho == 32; }
 
 namespace detail {
+/// The largest k pair_min_k_keys takes.
+constexpr int max_min_k = 1 << 20;
+
 template <class Map, class Points, class Keys>
-void check_min_keys(const Map& map, const Points& points, const Keys& keys) {
+void check_min_keys(const Map& map, const Points& points, const Keys& keys, const char* what) {
   static_assert(is_block_space_map_v<Map>, "tdmaps::pair_min_keys: a block-space map (bb, lambda, rb, rec, hadouken)");
   static_assert(Kokkos::is_view<Points>::value && Points::rank == 2 &&
                     std::is_same<typename Points::array_layout, Kokkos::LayoutRight>::value,
                 "tdmaps::pair_min_keys: points is an n x d LayoutRight View");
-  static_assert(Kokkos::is_view<Keys>::value && Keys::rank == 1 &&
-                    std::is_same<typename Keys::value_type, std::uint64_t>::value,
-                "tdmaps::pair_min_keys: keys is a writable 1-D View of std::uint64_t");
+  static_assert(Kokkos::is_view<Keys>::value && std::is_same<typename Keys::value_type, std::uint64_t>::value,
+                "tdmaps::pair_min_keys: keys is a writable View of std::uint64_t");
+  const std::string w(what);
   const int rho = map.domain.rho;
   if (!pair_min_keys_block_side(rho))
-    throw std::invalid_argument("tdmaps::pair_min_keys: block side " + std::to_string(rho) + " (need 16 or 32)");
+    throw std::invalid_argument(w + ": block side " + std::to_string(rho) + " (need 16 or 32)");
   const index_t n = map.domain.n;
   if (static_cast<index_t>(points.extent(0)) != n || static_cast<index_t>(keys.extent(0)) != n)
-    throw std::invalid_argument("tdmaps::pair_min_keys: " + std::to_string(points.extent(0)) + " points and " +
-                                std::to_string(keys.extent(0)) + " keys for a domain of " + std::to_string(n));
+    throw std::invalid_argument(w + ": " + std::to_string(points.extent(0)) + " points and " +
+                                std::to_string(keys.extent(0)) + " rows of keys for a domain of " + std::to_string(n));
   if (points.extent(1) < 1 || points.extent(1) > static_cast<std::size_t>(1) << 30)
-    throw std::invalid_argument("tdmaps::pair_min_keys: d = " + std::to_string(points.extent(1)) +
-                                " (need 1 .. 2^30)");
+    throw std::invalid_argument(w + ": d = " + std::to_string(points.extent(1)) + " (need 1 .. 2^30)");
+  if constexpr (Keys::rank == 2)
+    if (keys.extent(1) < 1 || keys.extent(1) > static_cast<std::size_t>(max_min_k))
+      throw std::invalid_argument(w + ": k = " + std::to_string(keys.extent(1)) + " keys a point (need 1 .. " +
+                                  std::to_string(max_min_k) + ")");
 }
 
 /// The walk over omegas [begin, end) of launch l.
 template <class ExecSpace, class Map, class Points, class Keys, class KeyOf>
 void min_keys_launch(const ExecSpace& space, const Map& map, int l, index_t begin, index_t end, const Points& points,
-                     const Keys& keys, const KeyOf& key_of, const std::string& label) {
+                     const Keys& keys, const KeyOf& key_of, const std::string& label,
+                     const Kokkos::View<std::uint64_t*, typename Keys::memory_space>& bound = {}) {
   using F = PairMinKeysWalk<ExecSpace, Map, Points, Keys, KeyOf>;
   const int rho = map.domain.rho;
-  F f{map, points, keys, key_of, static_cast<int>(points.extent(1)), l};
+  F f{map, points, keys, key_of, static_cast<int>(points.extent(1)), l, 0, 0, SpreadOrder(), bound};
   const int team_size = is_gpu_space<ExecSpace>::value ? (rho / min_keys_micro) * (rho / min_keys_micro) : 1;
   for (index_t b = begin; b < end; b += max_league_per_launch) {
     f.offset = b;
     f.count = end - b < max_league_per_launch ? end - b : max_league_per_launch;
+    if constexpr (F::many) f.order = SpreadOrder(f.count);
     min_keys_policy_t<ExecSpace> policy(space, static_cast<int>(f.count), team_size, 1);
     policy.set_scratch_size(0, Kokkos::PerTeam(F::scratch_bytes(rho)));
     Kokkos::parallel_for(label, policy, f);
   }
 }
+/// pair_min_k_keys' walks take rows of keys in any order: each row's
+/// bound (its largest key) first (k_keys_bound), the rows sorted after
+/// (k_keys_sort).
+template <class ExecSpace, class Keys>
+Kokkos::View<std::uint64_t*, typename Keys::memory_space> k_keys_bound(const ExecSpace& space, const Keys& keys,
+                                                                      const std::string& label) {
+  const index_t n = static_cast<index_t>(keys.extent(0));
+  const int k = static_cast<int>(keys.extent(1));
+  const Kokkos::View<std::uint64_t*, typename Keys::memory_space> bound(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::bound"), keys.extent(0));
+  Kokkos::parallel_for(
+      label + "::bound", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, n),
+      KOKKOS_LAMBDA(const index_t p) {
+        std::uint64_t top = 0;
+        for (int s = 0; s < k; ++s) top = keys(p, s) > top ? keys(p, s) : top;
+        bound(p) = top;
+      });
+  return bound;
+}
+template <class ExecSpace, class Keys>
+void k_keys_sort(const ExecSpace& space, const Keys& keys, const std::string& label) {
+  const int k = static_cast<int>(keys.extent(1));
+  Kokkos::parallel_for(
+      label + "::sort", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, keys.extent(0)),
+      KOKKOS_LAMBDA(const index_t p) { sort_row(keys, p, k); });
+}
+
 }  // namespace detail
 
 /// keys(p) = min(keys(p), key_of(s, p, partner)) over each pair j < i of
@@ -235,7 +391,8 @@ void min_keys_launch(const ExecSpace& space, const Map& map, int l, index_t begi
 template <class ExecSpace, class Map, class Points, class Keys, class KeyOf>
 void pair_min_keys(const ExecSpace& space, const Map& map, const Points& points, const Keys& keys, const KeyOf& key_of,
                    const std::string& label = std::string("tdmaps::pair_min_keys::") + Map::name) {
-  detail::check_min_keys(map, points, keys);
+  static_assert(Keys::rank == 1, "tdmaps::pair_min_keys: keys is a 1-D View (pair_min_k_keys: n x k)");
+  detail::check_min_keys(map, points, keys, "tdmaps::pair_min_keys");
   for (int l = 0; l < detail::launches(map); ++l)
     detail::min_keys_launch(space, map, l, 0, detail::league_size(map, l), points, keys, key_of, label);
 }
@@ -256,9 +413,53 @@ void pair_min_keys(const ExecSpace& space, const Map& map, const OmegaRange& ran
                    const Keys& keys, const KeyOf& key_of,
                    const std::string& label = std::string("tdmaps::pair_min_keys::") + Map::name) {
   static_assert(!is_multi_launch_map_v<Map>, "tdmaps::pair_min_keys: omega ranges of a one-launch map (bb, lambda, rb)");
-  detail::check_min_keys(map, points, keys);
+  static_assert(Keys::rank == 1, "tdmaps::pair_min_keys: keys is a 1-D View (pair_min_k_keys: n x k)");
+  detail::check_min_keys(map, points, keys, "tdmaps::pair_min_keys");
   check_omega_range(map, range, "tdmaps::pair_min_keys");
   detail::min_keys_launch(space, map, 0, range.begin, range.end, points, keys, key_of, label);
+}
+
+/// The k smallest keys of each point's pairs: row p of `keys` (any order
+/// on entry; ~0 an empty slot) ends as the k smallest of its
+/// entries and of key_of(s, p, partner) over p's pairs j < i of `map`'s
+/// triangle, both ends, sorted ascending (the top of this file).
+/// \tparam Map a block-space map (bb, lambda, rb, rec, hadouken) of block side 16 or 32
+/// \param space the execution space instance the walk runs on (not fenced)
+/// \param map the map over Domain2(n, rho, triangle) whose blocks are walked
+/// \param points n x d, LayoutRight, in ExecSpace's memory (any d >= 1)
+/// \param keys n x k keys (std::uint64_t, LayoutRight, 1 <= k <= 2^20), in ExecSpace's memory
+/// \param key_of `KOKKOS_FUNCTION std::uint64_t operator()(Real s, index_t self, index_t partner) const`
+/// \param label the launches' label (Kokkos tools)
+/// \throws std::invalid_argument on a block side, points or keys of the wrong shape
+template <class ExecSpace, class Map, class Points, class Keys, class KeyOf>
+void pair_min_k_keys(const ExecSpace& space, const Map& map, const Points& points, const Keys& keys,
+                     const KeyOf& key_of,
+                     const std::string& label = std::string("tdmaps::pair_min_k_keys::") + Map::name) {
+  static_assert(Keys::rank == 2 && std::is_same<typename Keys::array_layout, Kokkos::LayoutRight>::value,
+                "tdmaps::pair_min_k_keys: keys is an n x k LayoutRight View");
+  detail::check_min_keys(map, points, keys, "tdmaps::pair_min_k_keys");
+  const auto bound = detail::k_keys_bound(space, keys, label);
+  for (int l = 0; l < detail::launches(map); ++l)
+    detail::min_keys_launch(space, map, l, 0, detail::league_size(map, l), points, keys, key_of, label, bound);
+  detail::k_keys_sort(space, keys, label);
+}
+
+/// pair_min_k_keys over the blocks of the omegas of `range` of a one-launch
+/// map (bb, lambda, rb): the ranges of a partition join into the whole's rows.
+/// \throws std::invalid_argument as above, and on a range outside the league
+template <class ExecSpace, class Map, class Points, class Keys, class KeyOf>
+void pair_min_k_keys(const ExecSpace& space, const Map& map, const OmegaRange& range, const Points& points,
+                     const Keys& keys, const KeyOf& key_of,
+                     const std::string& label = std::string("tdmaps::pair_min_k_keys::") + Map::name) {
+  static_assert(!is_multi_launch_map_v<Map>,
+                "tdmaps::pair_min_k_keys: omega ranges of a one-launch map (bb, lambda, rb)");
+  static_assert(Keys::rank == 2 && std::is_same<typename Keys::array_layout, Kokkos::LayoutRight>::value,
+                "tdmaps::pair_min_k_keys: keys is an n x k LayoutRight View");
+  detail::check_min_keys(map, points, keys, "tdmaps::pair_min_k_keys");
+  check_omega_range(map, range, "tdmaps::pair_min_k_keys");
+  const auto bound = detail::k_keys_bound(space, keys, label);
+  detail::min_keys_launch(space, map, 0, range.begin, range.end, points, keys, key_of, label, bound);
+  detail::k_keys_sort(space, keys, label);
 }
 
 }  // namespace tdmaps

@@ -1,0 +1,136 @@
+// k nearest neighbours (edm/knn.hpp) against a host nested loop that sums
+// each pair's squared distance in coordinate order, sorts each point's
+// partners by (distance, index) and keeps k: indices and distances exactly,
+// fp32 and fp64, d = 1 .. 130, k = 1 .. 64, every block-space map, points
+// with equal distances (a small integer grid, duplicates), a NaN point, and
+// the refusals.
+#include <tdmaps/edm/knn.hpp>
+#include <tdmaps/tdmaps.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tdmaps_knn_test {
+
+using tdmaps::index_t;
+using Space = TEST_EXECSPACE;
+using Mem = Space::memory_space;
+namespace edm = tdmaps::edm;
+
+template <class Real>
+void check(const std::string& name, index_t n, int d, int rho, int k, const std::vector<Real>& x) {
+  Kokkos::View<Real**, Kokkos::LayoutRight, Mem> xv("x", n, d);
+  Kokkos::deep_copy(xv, Kokkos::View<const Real**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                            x.data(), n, d));
+  Kokkos::View<index_t**, Kokkos::LayoutRight, Mem> idx("idx", n, k);
+  Kokkos::View<double**, Kokkos::LayoutRight, Mem> dist("dist", n, k);
+  tdmaps::MapSpec spec;
+  spec.map = name;
+  tdmaps::with_map(
+      spec, tdmaps::Domain2(n, rho, tdmaps::Triangle::strict_lower),
+      [&](auto map) {
+        if constexpr (tdmaps::is_block_space_map_v<decltype(map)>)
+          edm::k_nearest_neighbours(Space(), Kokkos::View<const Real**, Kokkos::LayoutRight, Mem>(xv), map, idx, dist);
+      },
+      true);
+  const auto hi = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), idx);
+  const auto hd = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dist);
+  index_t bad = 0, first = -1;
+  std::vector<std::pair<Real, index_t>> row;
+  for (index_t i = 0; i < n; ++i) {
+    row.clear();
+    for (index_t j = 0; j < n; ++j) {
+      if (j == i) continue;
+      // The pair's sum as the walk forms it: from the larger index's row.
+      const index_t a = std::max(i, j), b = std::min(i, j);
+      Real s = 0;
+      for (int c = 0; c < d; ++c) {
+        const Real t = x[std::size_t(a * d + c)] - x[std::size_t(b * d + c)];
+        if (tdmaps::is_gpu_space<Space>::value) s = std::fma(t, t, s);
+        else s += t * t;
+      }
+      if (s == s) row.emplace_back(s, j);
+    }
+    std::sort(row.begin(), row.end());
+    for (int c = 0; c < k; ++c) {
+      const bool has = c < static_cast<int>(row.size());
+      const index_t wi = has ? row[std::size_t(c)].second : -1;
+      const double wd = has ? static_cast<double>(std::sqrt(row[std::size_t(c)].first))
+                            : std::numeric_limits<double>::infinity();
+      if (hi(i, c) != wi || hd(i, c) != wd) {
+        if (bad++ == 0) first = i;
+        break;
+      }
+    }
+  }
+  EXPECT_EQ(bad, 0) << name << " n = " << n << " d = " << d << " rho = " << rho << " k = " << k
+                    << (sizeof(Real) == 4 ? " fp32" : " fp64") << ": first wrong row " << first;
+}
+
+template <class Real>
+std::vector<Real> uniform(index_t n, int d, unsigned seed) {
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<Real> x(std::size_t(n * d));
+  for (auto& v : x) v = static_cast<Real>(u(g));
+  return x;
+}
+
+template <class Real>
+void sweep() {
+  unsigned seed = 7;
+  for (const int d : {1, 3, 5, 17, 130})
+    for (const int k : {1, 2, 7, 16, 64}) {
+      const index_t n = k == 64 ? 150 : 90;
+      check<Real>("lambda", n, d, 32, k, uniform<Real>(n, d, ++seed));
+    }
+  for (const char* name : {"bb", "rb", "rec", "hadouken"})
+    check<Real>(name, 120, 9, 16, 10, uniform<Real>(120, 9, ++seed));
+  // k = n - 1: every other point, in order.
+  check<Real>("lambda", 40, 6, 16, 39, uniform<Real>(40, 6, ++seed));
+  check<Real>("bb", 2, 6, 16, 1, uniform<Real>(2, 6, ++seed));
+  // Equal distances everywhere: a 3-level integer grid with duplicate points.
+  std::mt19937_64 g(23);
+  std::vector<Real> grid(std::size_t(300 * 5));
+  for (auto& v : grid) v = static_cast<Real>(g() % 3);
+  for (const int k : {1, 5, 33}) check<Real>("lambda", 300, 5, 32, k, grid);
+  // A NaN coordinate: point 20 is nobody's neighbour and has none (-1, inf).
+  auto x = uniform<Real>(60, 8, ++seed);
+  x[std::size_t(20 * 8 + 4)] = std::numeric_limits<Real>::quiet_NaN();
+  check<Real>("lambda", 60, 8, 16, 12, x);
+}
+
+}  // namespace tdmaps_knn_test
+
+TEST(TEST_CATEGORY, knn_match_the_nested_loop_fp32) { tdmaps_knn_test::sweep<float>(); }
+
+TEST(TEST_CATEGORY, knn_match_the_nested_loop_fp64) { tdmaps_knn_test::sweep<double>(); }
+
+TEST(TEST_CATEGORY, knn_rejects_bad_arguments) {
+  using namespace tdmaps_knn_test;
+  using tdmaps::Triangle;
+  const Kokkos::View<const float**, Kokkos::LayoutRight, Mem> x(Kokkos::View<float**, Kokkos::LayoutRight, Mem>("x", 10, 3));
+  const tdmaps::LambdaMap<> map(tdmaps::Domain2(10, 16, Triangle::strict_lower));
+  const auto call = [&](const auto& m, index_t rows, index_t k, index_t drows, index_t dk) {
+    Kokkos::View<index_t**, Kokkos::LayoutRight, Mem> idx("idx", rows, k);
+    Kokkos::View<double**, Kokkos::LayoutRight, Mem> dist("dist", drows, dk);
+    edm::k_nearest_neighbours(Space(), x, m, idx, dist);
+  };
+  EXPECT_NO_THROW(call(map, 10, 9, 10, 9));
+  EXPECT_THROW(call(map, 10, 10, 10, 10), std::invalid_argument);  // k > n - 1
+  EXPECT_THROW(call(map, 10, 0, 10, 0), std::invalid_argument);    // k = 0
+  EXPECT_THROW(call(map, 9, 3, 9, 3), std::invalid_argument);      // rows
+  EXPECT_THROW(call(map, 10, 3, 10, 4), std::invalid_argument);    // dist's k
+  EXPECT_THROW(call(tdmaps::LambdaMap<>(tdmaps::Domain2(10, 8, Triangle::strict_lower)), 10, 3, 10, 3),
+               std::invalid_argument);  // block side
+  EXPECT_THROW(call(tdmaps::LambdaMap<>(tdmaps::Domain2(11, 16, Triangle::strict_lower)), 10, 3, 10, 3),
+               std::invalid_argument);  // the map's n
+}
