@@ -15,11 +15,11 @@
 // bits of s, then the partner; ~0 for none). keys keep their values where
 // nothing is smaller, so ranges and maps join into them.
 //
-// pair_min_k_keys keeps the k smallest instead: keys is n x k (~0: an empty
-// slot), and each row ends as the k smallest of its entries and of the
-// point's keys, sorted ascending (a multiset: equal keys are kept as often
-// as they come). k nearest neighbours are this with the nearest
-// neighbour's key.
+// pair_min_k_keys keeps the k smallest instead: keys is n x k, each row
+// sorted ascending on entry (~0: an empty slot), and each row ends as the k
+// smallest of its entries and of the point's keys, sorted (a multiset:
+// equal keys are kept as often as they come). k nearest neighbours are this
+// with the nearest neighbour's key.
 //
 // The dimensions are walked as a GEMM walks its k loop, with the exact
 // difference form instead of a product: a team takes a block of rho x rho
@@ -30,11 +30,11 @@
 // scratch; on host backends the team's one thread walks the micro-tiles in
 // turn and reads the points in place. pair_min_keys meets a block's keys in
 // team scratch first, then one atomic per row and column goes to `keys`.
-// pair_min_k_keys keeps an upper bound of each row's largest key, reads it
-// once per block, and a key below it replaces the row's largest by a
-// compare-and-swap (below, insert_replacing); it takes the blocks spread
-// over the triangle (SpreadOrder), not a block row at a time, and sorts
-// the rows at the end.
+// pair_min_k_keys reads each row's largest key (its last slot) once per
+// block; a key below it is inserted into the row by an atomic insertion
+// sort (below, insert_sorted). Its teams take the blocks spread over the
+// triangle (SpreadOrder): the blocks of one block row taken at once would
+// all find the row's keys empty and insert every key.
 
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/launch/detail/make_tile.hpp>
@@ -72,65 +72,27 @@ KOKKOS_FORCEINLINE_FUNCTION T load_relaxed(T* p) {
 #endif
 }
 
-/// Puts `key` into row p of `keys` (n x k, any order) in place of the
-/// row's largest key where `key` is smaller; any number of threads may run
-/// it on one row at once. A thread reads the row, then swaps its largest
-/// key v for `key` by a compare-and-swap that fails if the slot changed
-/// since. Keys only decrease, so v is still the row's largest when the swap
-/// succeeds, and the row always holds the k smallest keys offered to it (a
-/// multiset: a key equal to the largest is not taken). bound(p) (an upper
-/// bound of the row's largest key, which the walk tests keys against) is
-/// lowered to the largest key after the swap, or to the largest read.
-template <class Keys, class Bound>
-KOKKOS_FORCEINLINE_FUNCTION void insert_replacing(const Keys& keys, const Bound& bound, const index_t p, const int k,
-                                                  const typename Keys::non_const_value_type key) {
-  using Key = typename Keys::non_const_value_type;
-  for (;;) {
-    Key top = load_relaxed(&keys(p, 0)), next = 0;
-    int at = 0;
-    for (int s = 1; s < k; ++s) {
-      const Key v = load_relaxed(&keys(p, s));
-      if (v > top) {
-        next = top;
-        top = v;
-        at = s;
-      } else if (v > next) {
-        next = v;
-      }
-    }
-    if (key >= top) {
-      Kokkos::atomic_fetch_min(native(&bound(p)), native(top));
-      return;
-    }
-    if (static_cast<Key>(Kokkos::atomic_compare_exchange(native(&keys(p, at)), native(top), native(key))) == top) {
-      Kokkos::atomic_fetch_min(native(&bound(p)), native(key > next ? key : next));
-      return;
-    }
-  }
-}
-
-/// Row p of keys (n x k) sorted ascending in place (heapsort: one thread a row).
+/// Inserts `key` into row p of `keys` (n x k, the row sorted ascending), an
+/// insertion sort by atomics that any number of threads may run on one row
+/// at once. Each slot only ever decreases: slot s keeps the smaller of its
+/// key and the carried one (atomic_fetch_min) and the larger is carried on.
+/// A key carried to slot s is no smaller than any key of slots 0 .. s - 1
+/// (it passed them, and they only decreased since), so each atomic keeps
+/// the row sorted, and a key carried past slot k - 1 is dropped with k keys
+/// no larger than it in the row. The carry starts at the first slot above
+/// `key`, found from the end (a slot read before another thread lowers it
+/// only makes the carry start earlier); a row whose last slot is no larger
+/// than `key` is left as it is.
 template <class Keys>
-KOKKOS_INLINE_FUNCTION void sort_row(const Keys& keys, const index_t p, const int k) {
+KOKKOS_FORCEINLINE_FUNCTION void insert_sorted(const Keys& keys, const index_t p, const int k,
+                                               typename Keys::non_const_value_type key) {
   using Key = typename Keys::non_const_value_type;
-  const auto sift = [&](int root, const int end) {  // the max-heap of slots [0, end) below root
-    for (;;) {
-      int child = 2 * root + 1;
-      if (child >= end) return;
-      if (child + 1 < end && keys(p, child + 1) > keys(p, child)) ++child;
-      if (!(keys(p, child) > keys(p, root))) return;
-      const Key t = keys(p, root);
-      keys(p, root) = keys(p, child);
-      keys(p, child) = t;
-      root = child;
-    }
-  };
-  for (int r = k / 2 - 1; r >= 0; --r) sift(r, k);
-  for (int end = k - 1; end > 0; --end) {
-    const Key t = keys(p, 0);
-    keys(p, 0) = keys(p, end);
-    keys(p, end) = t;
-    sift(0, end);
+  int s = k;
+  while (s > 0 && load_relaxed(&keys(p, s - 1)) > key) --s;
+  for (; s < k; ++s) {
+    const Key old = static_cast<Key>(Kokkos::atomic_fetch_min(native(&keys(p, s)), native(key)));
+    if (old > key) key = old;  // the larger goes on
+    if (key == ~Key(0)) return;  // it was an empty slot
   }
 }
 
@@ -158,8 +120,6 @@ struct PairMinKeysWalk {
   /// pair_min_k_keys takes the blocks spread over the triangle: a row's
   /// blocks taken at once would all find it empty and insert every key.
   SpreadOrder order;
-  /// pair_min_k_keys: an upper bound of each row's largest key.
-  Kokkos::View<Key*, typename Keys::memory_space> bound;
 
   /// Team scratch: the block's row and column keys; on GPU backends the
   /// staged coordinates too (stride rho + 1 between coordinates).
@@ -204,8 +164,8 @@ struct PairMinKeysWalk {
           if (tj >= t.cols || (diag && tj >= ti)) continue;  // the pairs j < i
           const index_t j = t.j0 + tj;
           const Key a = key_of(s[u][w], i, j), b = key_of(s[u][w], j, i);
-          if (a < krow[ti]) insert_replacing(keys, bound, i, k, a);
-          if (b < kcol[tj]) insert_replacing(keys, bound, j, k, b);
+          if (a < krow[ti]) insert_sorted(keys, i, k, a);
+          if (b < kcol[tj]) insert_sorted(keys, j, k, b);
         }
       }
     } else {
@@ -244,9 +204,11 @@ struct PairMinKeysWalk {
       if (busy) team.team_barrier();  // the previous block's flush has read the keys
       busy = true;
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 2 * rho), [&](const int q) {
-        if constexpr (many) {  // the bound of the row's largest key
+        if constexpr (many) {  // the largest key of the row (its last slot)
           const int p = q < rho ? q : q - rho;
-          krow[q] = p < (q < rho ? t.rows : t.cols) ? load_relaxed(&bound(q < rho ? t.i0 + p : t.j0 + p)) : Key(0);
+          krow[q] = p < (q < rho ? t.rows : t.cols)
+                        ? load_relaxed(&keys(q < rho ? t.i0 + p : t.j0 + p, static_cast<int>(keys.extent(1)) - 1))
+                        : Key(0);
         } else {
           krow[q] = ~Key(0);
         }
@@ -333,11 +295,10 @@ void check_min_keys(const Map& map, const Points& points, const Keys& keys, cons
 /// The walk over omegas [begin, end) of launch l.
 template <class ExecSpace, class Map, class Points, class Keys, class KeyOf>
 void min_keys_launch(const ExecSpace& space, const Map& map, int l, index_t begin, index_t end, const Points& points,
-                     const Keys& keys, const KeyOf& key_of, const std::string& label,
-                     const Kokkos::View<std::uint64_t*, typename Keys::memory_space>& bound = {}) {
+                     const Keys& keys, const KeyOf& key_of, const std::string& label) {
   using F = PairMinKeysWalk<ExecSpace, Map, Points, Keys, KeyOf>;
   const int rho = map.domain.rho;
-  F f{map, points, keys, key_of, static_cast<int>(points.extent(1)), l, 0, 0, SpreadOrder(), bound};
+  F f{map, points, keys, key_of, static_cast<int>(points.extent(1)), l, 0, 0, SpreadOrder()};
   const int team_size = is_gpu_space<ExecSpace>::value ? (rho / min_keys_micro) * (rho / min_keys_micro) : 1;
   for (index_t b = begin; b < end; b += max_league_per_launch) {
     f.offset = b;
@@ -348,33 +309,6 @@ void min_keys_launch(const ExecSpace& space, const Map& map, int l, index_t begi
     Kokkos::parallel_for(label, policy, f);
   }
 }
-/// pair_min_k_keys' walks take rows of keys in any order: each row's
-/// bound (its largest key) first (k_keys_bound), the rows sorted after
-/// (k_keys_sort).
-template <class ExecSpace, class Keys>
-Kokkos::View<std::uint64_t*, typename Keys::memory_space> k_keys_bound(const ExecSpace& space, const Keys& keys,
-                                                                      const std::string& label) {
-  const index_t n = static_cast<index_t>(keys.extent(0));
-  const int k = static_cast<int>(keys.extent(1));
-  const Kokkos::View<std::uint64_t*, typename Keys::memory_space> bound(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, label + "::bound"), keys.extent(0));
-  Kokkos::parallel_for(
-      label + "::bound", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, n),
-      KOKKOS_LAMBDA(const index_t p) {
-        std::uint64_t top = 0;
-        for (int s = 0; s < k; ++s) top = keys(p, s) > top ? keys(p, s) : top;
-        bound(p) = top;
-      });
-  return bound;
-}
-template <class ExecSpace, class Keys>
-void k_keys_sort(const ExecSpace& space, const Keys& keys, const std::string& label) {
-  const int k = static_cast<int>(keys.extent(1));
-  Kokkos::parallel_for(
-      label + "::sort", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, keys.extent(0)),
-      KOKKOS_LAMBDA(const index_t p) { sort_row(keys, p, k); });
-}
-
 }  // namespace detail
 
 /// keys(p) = min(keys(p), key_of(s, p, partner)) over each pair j < i of
@@ -419,8 +353,8 @@ void pair_min_keys(const ExecSpace& space, const Map& map, const OmegaRange& ran
   detail::min_keys_launch(space, map, 0, range.begin, range.end, points, keys, key_of, label);
 }
 
-/// The k smallest keys of each point's pairs: row p of `keys` (any order
-/// on entry; ~0 an empty slot) ends as the k smallest of its
+/// The k smallest keys of each point's pairs: row p of `keys` (sorted
+/// ascending on entry; ~0 an empty slot) ends as the k smallest of its
 /// entries and of key_of(s, p, partner) over p's pairs j < i of `map`'s
 /// triangle, both ends, sorted ascending (the top of this file).
 /// \tparam Map a block-space map (bb, lambda, rb, rec, hadouken) of block side 16 or 32
@@ -438,10 +372,8 @@ void pair_min_k_keys(const ExecSpace& space, const Map& map, const Points& point
   static_assert(Keys::rank == 2 && std::is_same<typename Keys::array_layout, Kokkos::LayoutRight>::value,
                 "tdmaps::pair_min_k_keys: keys is an n x k LayoutRight View");
   detail::check_min_keys(map, points, keys, "tdmaps::pair_min_k_keys");
-  const auto bound = detail::k_keys_bound(space, keys, label);
   for (int l = 0; l < detail::launches(map); ++l)
-    detail::min_keys_launch(space, map, l, 0, detail::league_size(map, l), points, keys, key_of, label, bound);
-  detail::k_keys_sort(space, keys, label);
+    detail::min_keys_launch(space, map, l, 0, detail::league_size(map, l), points, keys, key_of, label);
 }
 
 /// pair_min_k_keys over the blocks of the omegas of `range` of a one-launch
@@ -457,9 +389,7 @@ void pair_min_k_keys(const ExecSpace& space, const Map& map, const OmegaRange& r
                 "tdmaps::pair_min_k_keys: keys is an n x k LayoutRight View");
   detail::check_min_keys(map, points, keys, "tdmaps::pair_min_k_keys");
   check_omega_range(map, range, "tdmaps::pair_min_k_keys");
-  const auto bound = detail::k_keys_bound(space, keys, label);
-  detail::min_keys_launch(space, map, 0, range.begin, range.end, points, keys, key_of, label, bound);
-  detail::k_keys_sort(space, keys, label);
+  detail::min_keys_launch(space, map, 0, range.begin, range.end, points, keys, key_of, label);
 }
 
 }  // namespace tdmaps
