@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Markdown tables of an any-dimension batch (perf_tests/results/h200/any_d/):
-tdmaps' nearest neighbour and k nearest neighbours (knn_probe's JSON lines)
+tdmaps' nearest neighbour and k nearest neighbours (knn_probe's JSON lines,
+tdmaps.jsonl)
 beside torch's chunked cdist (torch_peers.py's CSV) and ArborX 2.1
 (arborx_bench's CSV), all from one call on one GPU.
 
@@ -44,9 +45,8 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     r = argv[1]
-    lines = []
-    for name in ("tdmaps_n1e4.jsonl", "tdmaps_n1e5.jsonl", "tdmaps_n1e6.jsonl"):
-        lines += jsonl(os.path.join(r, name))
+    every = jsonl(os.path.join(r, "tdmaps.jsonl"))
+    lines = [j for j in every if j["precision"] == "fp32"]
     p = peers(os.path.join(r, "torch.csv"))
     p.update(peers(os.path.join(r, "arborx.csv")))
     near = {(j["d"], j["n"]): j["nearest_ms"] for j in lines}
@@ -80,13 +80,14 @@ def main(argv):
             t64 = knn.get((d, n, 64))
             mm = p.get(("torch", "cdist_mm", d, n, 16))
             print(f"| {n} | {d} | {ms(t1)} | {ms(t16)} | {ratio(t16, t1)} | {ms(t64)} | {ms(mm)} | {ratio(mm, t16)} |")
-    f64 = jsonl(os.path.join(r, "tdmaps_n1e5_fp64.jsonl"))
+    f64 = [j for j in every if j["precision"] == "fp64"]
     if f64:
-        print("\nfp64, n = 10^5, ms:\n")
-        print("| d | nearest | k = 16 | k = 16 / k = 1 |")
-        print("| --- | --- | --- | --- |")
+        print("\nfp64, ms:\n")
+        print("| n | d | nearest | k | k nearest | k nearest / nearest |")
+        print("| --- | --- | --- | --- | --- | --- |")
         for j in f64:
-            print(f"| {j['d']} | {ms(j['nearest_ms'])} | {ms(j['knn_ms'])} | {ratio(j['knn_ms'], j['nearest_ms'])} |")
+            print(f"| {j['n']} | {j['d']} | {ms(j['nearest_ms'])} | {j['k']} | {ms(j['knn_ms'])} | "
+                  f"{ratio(j['knn_ms'], j['nearest_ms'])} |")
     return 0
 
 

@@ -68,7 +68,9 @@ index_t run_whole(const Request& r, const ArrayRef& x, index_t n, index_t d, con
     switch (r.what) {
       case What::hist: return compute_whole<Real, What::hist, G>(r, x, n, d, first, second);
       case What::nn: return compute_whole<Real, What::nn, G>(r, x, n, d, first, second);
-      case What::knn: return compute_whole<Real, What::knn, G>(r, x, n, d, first, second);
+      case What::knn:  // k = 1: nearest_neighbour's units, into the (n, 1) results
+        return r.k == 1 ? compute_whole<Real, What::nn, G>(r, x, n, d, first, second)
+                        : compute_whole<Real, What::knn, G>(r, x, n, d, first, second);
       case What::count: break;
     }
     return compute_whole<Real, What::count, G>(r, x, n, d, first, second);

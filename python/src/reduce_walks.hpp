@@ -73,7 +73,8 @@ template <class Map, class Real>
 void knn_map(const ExecSpace& space, const Map& map, const PointsView<Real>& x,
              const Kokkos::View<index_t**, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryUnmanaged>& index,
              const Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace, Kokkos::MemoryUnmanaged>& dist) {
-  if constexpr (is_block_space_map_v<Map>) edm::k_nearest_neighbours(space, x, map, index, dist);  // utm: refused before
+  // k >= 2 (k = 1 runs the nn units: reduce.cpp): the walk alone, nearest_neighbour's walks not compiled again here.
+  if constexpr (is_block_space_map_v<Map>) edm::k_nearest_walk(space, x, map, index, dist);  // utm: refused before
 }
 
 template <class Map, class Real>

@@ -1,6 +1,6 @@
 """The CUDA build's check, run by hand on a GPU machine (CTest registers only
 the host tests): tdmaps.pdist, the reductions (pair_histogram,
-nearest_neighbour, count_within) and tdmaps.collide on device tensors against
+nearest_neighbour, k_nearest_neighbours, count_within) and tdmaps.collide on device tensors against
 torch.pdist, SciPy and a brute force, the results' memory and kind, CuPy
 arrays when CuPy is importable, a DLPack-only object, a profile of the calls
 on device tensors (no copy of the data between host and device), then the
@@ -185,6 +185,37 @@ def reduce_checks(tdmaps, torch, dev):
     check(abs(got - want) <= near, "count_within map=utm: %d, brute force %d" % (got, want))
 
 
+def knn_checks(tdmaps, torch, dev):
+    """k_nearest_neighbours on device tensors against SciPy's cdist in fp64:
+    each row's distances sorted and within the precision's tolerance of the
+    k smallest, each index at its distance, column 0 nearest_neighbour's."""
+    from scipy.spatial.distance import cdist
+
+    g = torch.Generator(device="cpu").manual_seed(13)
+    for n, d, k in [(2, 3, 1), (300, 5, 7), (2049, 17, 16), (1500, 130, 64)]:
+        for dtype in ["float32", "float64"]:
+            Xh = torch.rand(n, d, generator=g, dtype=getattr(torch, dtype))
+            X = Xh.to(dev)
+            what = "knn n=%d d=%d k=%d %s" % (n, d, k, dtype)
+            x64 = Xh.numpy().astype(np.float64)
+            D = cdist(x64, x64)
+            np.fill_diagonal(D, np.inf)
+            want = np.sort(D, axis=1)[:, :k]
+            for m in ["lambda", "bb", "rec"]:
+                dist, idx = tdmaps.k_nearest_neighbours(X, k, map=m)
+                on_device(tdmaps, dist, what + " dist")
+                on_device(tdmaps, idx, what + " index")
+                check(tuple(dist.shape) == (n, k) and tuple(idx.shape) == (n, k), what + ": shapes")
+                check(dist.dtype == X.dtype and idx.dtype == torch.int64, what + ": dtypes")
+                dh, ih = dist.cpu().numpy().astype(np.float64), idx.cpu().numpy()
+                check(bool(np.all(np.diff(dh, axis=1) >= 0)), what + " map=%s: rows not sorted" % m)
+                close(dh, want, rtol(dtype, d) * 4, what + " distances map=" + m)
+                close(D[np.arange(n)[:, None], ih], dh, rtol(dtype, d) * 4, what + " index at its distance map=" + m)
+                check(all(len(set(r)) == k for r in ih.tolist()), what + " map=%s: an index twice in a row" % m)
+                d1, i1 = tdmaps.nearest_neighbour(X, map=m)
+                check(bool(torch.equal(i1, idx[:, 0])), what + " map=%s: column 0 is not nearest_neighbour's" % m)
+
+
 def profile_checks(tdmaps, torch, dev):
     """The calls on device tensors copy no data between host and device: in a
     CUPTI profile of each, host <-> device copies total less than 4 KiB
@@ -284,6 +315,7 @@ def main():
     dev = torch.device("cuda", torch.cuda.current_device())
     pdist_checks(tdmaps, torch, dev)
     reduce_checks(tdmaps, torch, dev)
+    knn_checks(tdmaps, torch, dev)
     collide_checks(tdmaps, torch, dev)
     cupy_checks(tdmaps)
     profile_checks(tdmaps, torch, dev)

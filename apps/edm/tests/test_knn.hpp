@@ -1,4 +1,5 @@
-// k nearest neighbours (edm/knn.hpp) against a host nested loop that sums
+// k nearest neighbours (edm/knn.hpp: k_nearest_neighbours, and
+// k_nearest_walk at k = 1 too) against a host nested loop that sums
 // each pair's squared distance in coordinate order, sorts each point's
 // partners by (distance, index) and keeps k: indices and distances exactly,
 // fp32 and fp64, d = 1 .. 130, k = 1 .. 64, every block-space map, points
@@ -26,7 +27,7 @@ using Mem = Space::memory_space;
 namespace edm = tdmaps::edm;
 
 template <class Real>
-void check(const std::string& name, index_t n, int d, int rho, int k, const std::vector<Real>& x) {
+void check(const std::string& name, index_t n, int d, int rho, int k, const std::vector<Real>& x, bool walk = false) {
   Kokkos::View<Real**, Kokkos::LayoutRight, Mem> xv("x", n, d);
   Kokkos::deep_copy(xv, Kokkos::View<const Real**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
                             x.data(), n, d));
@@ -37,8 +38,11 @@ void check(const std::string& name, index_t n, int d, int rho, int k, const std:
   tdmaps::with_map(
       spec, tdmaps::Domain2(n, rho, tdmaps::Triangle::strict_lower),
       [&](auto map) {
-        if constexpr (tdmaps::is_block_space_map_v<decltype(map)>)
-          edm::k_nearest_neighbours(Space(), Kokkos::View<const Real**, Kokkos::LayoutRight, Mem>(xv), map, idx, dist);
+        if constexpr (tdmaps::is_block_space_map_v<decltype(map)>) {
+          const Kokkos::View<const Real**, Kokkos::LayoutRight, Mem> cx = xv;
+          if (walk) edm::k_nearest_walk(Space(), cx, map, idx, dist);  // the k-nearest walk at k = 1 too
+          else edm::k_nearest_neighbours(Space(), cx, map, idx, dist);
+        }
       },
       true);
   const auto hi = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), idx);
@@ -72,7 +76,8 @@ void check(const std::string& name, index_t n, int d, int rho, int k, const std:
     }
   }
   EXPECT_EQ(bad, 0) << name << " n = " << n << " d = " << d << " rho = " << rho << " k = " << k
-                    << (sizeof(Real) == 4 ? " fp32" : " fp64") << ": first wrong row " << first;
+                    << (sizeof(Real) == 4 ? " fp32" : " fp64") << (walk ? " k_nearest_walk" : "")
+                    << ": first wrong row " << first;
 }
 
 template <class Real>
@@ -94,6 +99,9 @@ void sweep() {
     }
   for (const char* name : {"bb", "rb", "rec", "hadouken"})
     check<Real>(name, 120, 9, 16, 10, uniform<Real>(120, 9, ++seed));
+  // k_nearest_walk: the walk at k = 1 as well.
+  for (const int k : {1, 5}) check<Real>("lambda", 100, 9, 32, k, uniform<Real>(100, 9, ++seed), true);
+  check<Real>("rec", 70, 3, 16, 1, uniform<Real>(70, 3, ++seed), true);
   // k = n - 1: every other point, in order.
   check<Real>("lambda", 40, 6, 16, 39, uniform<Real>(40, 6, ++seed));
   check<Real>("bb", 2, 6, 16, 1, uniform<Real>(2, 6, ++seed));

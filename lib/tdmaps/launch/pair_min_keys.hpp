@@ -235,13 +235,24 @@ struct PairMinKeysWalk {
         }
         if (v < R * R) join(t, s, r, c, R, krow, kcol);
       } else {
-        // One thread: every micro-tile in turn, the points read in place.
-        const auto row = [&](int p, int k) { return p < t.rows ? x(t.i0 + p, k) : Real(0); };
-        const auto col = [&](int p, int k) { return p < t.cols ? x(t.j0 + p, k) : Real(0); };
+        // One thread: every micro-tile in turn, the points read in place
+        // (rows past the block's edge read its last row; join skips them).
+        const std::size_t stride = static_cast<std::size_t>(x.stride(0));
+        const Real* const x0 = x.data();
         for (int v = 0; v < R * R; ++v) {
+          const int r = v / R, c = v % R;
+          const Real* a[M];
+          const Real* b[M];
+          for (int u = 0; u < M; ++u) {
+            const int pr = r + R * u < t.rows ? r + R * u : t.rows - 1;
+            const int pc = c + R * u < t.cols ? c + R * u : t.cols - 1;
+            a[u] = x0 + static_cast<std::size_t>(t.i0 + pr) * stride;
+            b[u] = x0 + static_cast<std::size_t>(t.j0 + pc) * stride;
+          }
           Real s[M][M] = {};
-          accumulate(s, v / R, v % R, R, d, row, col);
-          join(t, s, v / R, v % R, R, krow, kcol);
+          accumulate(
+              s, 0, 0, 1, d, [&](int u, int k) { return a[u][k]; }, [&](int u, int k) { return b[u][k]; });
+          join(t, s, r, c, R, krow, kcol);
         }
       }
       if constexpr (!many) {

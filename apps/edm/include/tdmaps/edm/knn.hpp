@@ -19,7 +19,8 @@
 // each point (equal ones as often as they come), then, for each pair no
 // farther than the point's k-th, the key (the first slot of its distance,
 // partner): sorted, those are the partners in distance and index order.
-// k = 1 is nearest_neighbour (its walks; the same result).
+// k = 1 is nearest_neighbour (its walks; the same result); k_nearest_walk
+// takes the k-nearest walk at every k.
 
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/edm/pair_column.hpp>
@@ -63,26 +64,17 @@ struct KnnIndex {
 
 }  // namespace detail
 
-/// The k nearest neighbours of each point (the top of this file).
-/// \param space the execution space instance (not fenced)
-/// \param points n x d, LayoutRight, fp32 or fp64, in ExecSpace's memory (any d >= 1)
-/// \param map a block-space map (bb, lambda, rb, rec, hadouken) over Domain2(n, rho, Triangle::strict_lower), rho 16 or 32
-/// \param index n x k integers (index_t or wider), ExecSpace's memory: the neighbours (-1: none)
-/// \param dist n x k floating point, ExecSpace's memory: their distances (+inf: none)
-/// \throws std::invalid_argument on k outside 1 .. n - 1, shapes that disagree, another block side
-template <class ExecSpace, class Points, class Map, class Index, class Dist>
-void k_nearest_neighbours(const ExecSpace& space, const Points& points, const Map& map, const Index& index,
-                          const Dist& dist) {
+namespace detail {
+template <class Points, class Map, class Index, class Dist>
+void check_knn(const Points& points, const Map& map, const Index& index, const Dist& dist) {
   using Real = typename Points::non_const_value_type;
-  using mem = typename ExecSpace::memory_space;
-  using Rows = Kokkos::View<NearestKey**, Kokkos::LayoutRight, mem>;
   static_assert(Index::rank == 2 && Dist::rank == 2, "tdmaps::edm::k_nearest_neighbours: index and dist are n x k Views");
   static_assert(is_block_space_map_v<Map>,
                 "tdmaps::edm::k_nearest_neighbours: a block-space map (bb, lambda, rb, rec, hadouken)");
   const char* who = "tdmaps::edm::k_nearest_neighbours";
-  detail::check_points<Real>(points, who);
+  check_points<Real>(points, who);
   const std::size_t n = points.extent(0), k = index.extent(1);
-  detail::check_map(map, n, who);
+  check_map(map, n, who);
   if (index.extent(0) != n || dist.extent(0) != n || dist.extent(1) != k)
     throw std::invalid_argument(std::string(who) + ": index is " + std::to_string(index.extent(0)) + " x " +
                                 std::to_string(k) + " and dist " + std::to_string(dist.extent(0)) + " x " +
@@ -96,10 +88,22 @@ void k_nearest_neighbours(const ExecSpace& space, const Points& points, const Ma
   if (!pair_min_keys_block_side(map.domain.rho))
     throw std::invalid_argument(std::string(who) + ": block side " + std::to_string(map.domain.rho) +
                                 " (the k-nearest walk needs 16 or 32)");
-  if (k == 1) {
-    nearest_neighbour(space, points, map, Kokkos::subview(index, Kokkos::ALL, 0), Kokkos::subview(dist, Kokkos::ALL, 0));
-    return;
-  }
+}
+}  // namespace detail
+
+/// k_nearest_neighbours through the k-nearest walk at every k, 1 included
+/// (k_nearest_neighbours takes nearest_neighbour's walks for k = 1; the same
+/// result): for code that has nearest_neighbour compiled elsewhere, and
+/// does not want its walks compiled again (the Python module's units).
+/// Arguments and errors as k_nearest_neighbours.
+template <class ExecSpace, class Points, class Map, class Index, class Dist>
+void k_nearest_walk(const ExecSpace& space, const Points& points, const Map& map, const Index& index,
+                    const Dist& dist) {
+  using Real = typename Points::non_const_value_type;
+  using mem = typename ExecSpace::memory_space;
+  using Rows = Kokkos::View<NearestKey**, Kokkos::LayoutRight, mem>;
+  detail::check_knn(points, map, index, dist);
+  const std::size_t n = points.extent(0), k = index.extent(1);
   const std::string label = std::string("tdmaps::edm::knn::") + Map::name;
   Rows keys(Kokkos::view_alloc(Kokkos::WithoutInitializing, "tdmaps::edm::knn_keys"), n, k);
   Kokkos::deep_copy(space, keys, nearest_init());
@@ -131,6 +135,23 @@ void k_nearest_neighbours(const ExecSpace& space, const Points& points, const Ma
         else
           dist(i, c) = detail::sqrt_real(from_ordered_bits(keys(i, c)));
       });
+}
+
+/// The k nearest neighbours of each point (the top of this file).
+/// \param space the execution space instance (not fenced)
+/// \param points n x d, LayoutRight, fp32 or fp64, in ExecSpace's memory (any d >= 1)
+/// \param map a block-space map (bb, lambda, rb, rec, hadouken) over Domain2(n, rho, Triangle::strict_lower), rho 16 or 32
+/// \param index n x k integers (index_t or wider), ExecSpace's memory: the neighbours (-1: none)
+/// \param dist n x k floating point, ExecSpace's memory: their distances (+inf: none)
+/// \throws std::invalid_argument on k outside 1 .. n - 1, shapes that disagree, another block side
+template <class ExecSpace, class Points, class Map, class Index, class Dist>
+void k_nearest_neighbours(const ExecSpace& space, const Points& points, const Map& map, const Index& index,
+                          const Dist& dist) {
+  detail::check_knn(points, map, index, dist);
+  if (index.extent(1) == 1)
+    nearest_neighbour(space, points, map, Kokkos::subview(index, Kokkos::ALL, 0), Kokkos::subview(dist, Kokkos::ALL, 0));
+  else
+    k_nearest_walk(space, points, map, index, dist);
 }
 
 }  // namespace edm
