@@ -9,6 +9,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <sstream>
@@ -26,6 +27,20 @@ View poisoned(const std::string& label, std::size_t size, typename View::value_t
   View v(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), size);
   Kokkos::deep_copy(v, value);
   return v;
+}
+
+/// The squared distance of rows i and j of x (n x d, row after row) as the
+/// kernels form it: in coordinate order from 0, in Real; on GPU backends
+/// nvcc contracts s += t * t into a fused multiply-add, g++ on x86-64 does not.
+template <class ExecSpace, class Real>
+Real pair_sq(const std::vector<Real>& x, int d, index_t i, index_t j) {
+  Real s = 0;
+  for (int c = 0; c < d; ++c) {
+    const Real t = x[std::size_t(i * d + c)] - x[std::size_t(j * d + c)];
+    if (tdmaps::is_gpu_space<ExecSpace>::value) s = std::fma(t, t, s);
+    else s += t * t;
+  }
+  return s;
 }
 
 /// Packed position of (i, j) in the domain (row-major lower triangle).

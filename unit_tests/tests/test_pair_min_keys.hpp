@@ -64,19 +64,6 @@ struct SelfOf {
   }
 };
 
-/// Pair (i, j)'s squared distance as the walk sums it: coordinate order
-/// from 0, fused multiply-adds where nvcc contracts the walk's sum.
-template <class Real>
-Real sq_sum(const std::vector<Real>& x, int d, index_t i, index_t j) {
-  Real s = 0;
-  for (int k = 0; k < d; ++k) {
-    const Real t = x[std::size_t(i * d + k)] - x[std::size_t(j * d + k)];
-    if (tdmaps::is_gpu_space<Space>::value) s = std::fma(t, t, s);
-    else s += t * t;
-  }
-  return s;
-}
-
 /// The walk over map `name` (parts > 1: over its omega ranges, joined) against the nested loop; keys start at `start`.
 template <class Real>
 void check(const std::string& name, index_t n, int d, int rho, const std::vector<Real>& x, const std::vector<Key>& start,
@@ -84,7 +71,7 @@ void check(const std::string& name, index_t n, int d, int rho, const std::vector
   std::vector<Key> want = start;
   for (index_t i = 0; i < n; ++i)
     for (index_t j = 0; j < i; ++j) {
-      const Real s = sq_sum(x, d, i, j);
+      const Real s = tdmaps_test::pair_sq<Space>(x, d, i, j);
       want[std::size_t(i)] = std::min(want[std::size_t(i)], host_key(s, j));
       want[std::size_t(j)] = std::min(want[std::size_t(j)], host_key(s, i));
     }
@@ -187,7 +174,7 @@ TEST(TEST_CATEGORY, pair_min_keys_give_key_of_each_end_itself) {
   const SelfOf key{n};
   for (index_t i = 0; i < n; ++i)
     for (index_t j = 0; j < i; ++j) {
-      const float s = sq_sum(x, d, i, j);
+      const float s = tdmaps_test::pair_sq<Space>(x, d, i, j);
       want[std::size_t(i)] = std::min(want[std::size_t(i)], key(s, i, j));
       want[std::size_t(j)] = std::min(want[std::size_t(j)], key(s, j, i));
     }
@@ -238,7 +225,7 @@ void check_k(const std::string& name, index_t n, int d, int rho, int k, const st
     all[std::size_t(i)].assign(start.begin() + i * k, start.begin() + (i + 1) * k);
   for (index_t i = 0; i < n; ++i)
     for (index_t j = 0; j < i; ++j) {
-      const Real s = sq_sum(x, d, i, j);
+      const Real s = tdmaps_test::pair_sq<Space>(x, d, i, j);
       all[std::size_t(i)].push_back(host_key(s, j));
       all[std::size_t(j)].push_back(host_key(s, i));
     }

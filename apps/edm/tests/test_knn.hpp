@@ -5,6 +5,8 @@
 // fp32 and fp64, d = 1 .. 130, k = 1 .. 64, every block-space map, points
 // with equal distances (a small integer grid, duplicates), a NaN point, and
 // the refusals.
+#include "oracle.hpp"
+
 #include <tdmaps/edm/knn.hpp>
 #include <tdmaps/tdmaps.hpp>
 
@@ -54,13 +56,7 @@ void check(const std::string& name, index_t n, int d, int rho, int k, const std:
     for (index_t j = 0; j < n; ++j) {
       if (j == i) continue;
       // The pair's sum as the walk forms it: from the larger index's row.
-      const index_t a = std::max(i, j), b = std::min(i, j);
-      Real s = 0;
-      for (int c = 0; c < d; ++c) {
-        const Real t = x[std::size_t(a * d + c)] - x[std::size_t(b * d + c)];
-        if (tdmaps::is_gpu_space<Space>::value) s = std::fma(t, t, s);
-        else s += t * t;
-      }
+      const Real s = tdmaps_test::pair_sq<Space>(x, d, std::max(i, j), std::min(i, j));
       if (s == s) row.emplace_back(s, j);
     }
     std::sort(row.begin(), row.end());
