@@ -18,11 +18,16 @@
 #   split_league.  TDMAPS_MAX_LEAGUE_PER_LAUNCH=7: every league of more than 7
 #       teams split into several launches (run_league's omega offsets, UTM's
 #       ThreadFunctor ranges), on leagues the coverage tests can check.
+#   staged_walk.  TDMAPS_FORCE_STAGED_MIN_KEYS, on OpenMP with 64 threads:
+#       the GPU walk of pair_min_keys / pair_min_k_keys (a team of up to 64
+#       threads staging a block's coordinates, its micro-tiles, the team
+#       barriers) on host teams.
 #
 #   tdmaps_add_backend_tests(<set>
 #       HEADERS <test headers>...          on every enabled backend
 #       [LANE_TILE <test headers>...]      also in both lane_tile executables
 #       [SPLIT_LEAGUE <test headers>...]   also in the split_league executable
+#       [STAGED <test headers>...]         also in the staged_walk executable
 #       [LIBS <targets>...]                what the set's tests link
 #       [DEFINITIONS <definitions>...])    for the set's translation units
 # Relative header paths are taken from the calling directory.
@@ -89,6 +94,11 @@ if(Kokkos_ENABLE_SERIAL AND NOT TDMAPS_GPU_BUILD AND TDMAPS_TEST_HOST_VARIANTS)
        # Every launch of at most 7 blocks: the 2-D coverage stops at side 1024 there.
        "split_league|serial|split_league.|TDMAPS_MAX_LEAGUE_PER_LAUNCH=7,TDMAPS_TEST_FEW_SIDES")
 endif()
+if(Kokkos_ENABLE_OPENMP AND NOT TDMAPS_GPU_BUILD AND TDMAPS_TEST_HOST_VARIANTS)
+  # A team of up to 64 threads (the 4 x 4 micro-tiles of a block of 32).
+  list(APPEND _tdmaps_test_variants
+       "staged_walk|openmp|staged_walk.|TDMAPS_FORCE_STAGED_MIN_KEYS|OMP_NUM_THREADS=64,OMP_PROC_BIND=false")
+endif()
 # Global: the apps' directories call the function too.
 set(TDMAPS_TEST_VARIANTS "${_tdmaps_test_variants}" CACHE INTERNAL "tdmaps test executables")
 
@@ -110,6 +120,12 @@ function(_tdmaps_test_executable variant out)
       string(REPLACE "," ";" defs "${defs}")
       target_compile_definitions(${exe} PRIVATE ${defs})
     endif()
+    set(env "${TDMAPS_TEST_OMP_ENV}")
+    if(nfields GREATER 4)
+      list(GET fields 4 more)
+      string(REPLACE "," ";" more "${more}")
+      list(APPEND env ${more})
+    endif()
     tdmaps_target_flags(${exe})
     if(TDMAPS_TEST_OPTIMIZATION AND NOT TDMAPS_HOST_OPTIMIZATION)
       target_compile_options(${exe} PRIVATE ${TDMAPS_TEST_OPTIMIZATION})
@@ -119,7 +135,7 @@ function(_tdmaps_test_executable variant out)
     # OMP_WAIT_POLICY: see TDMAPS_TEST_OMP_ENV.
     if(prefix)
       gtest_discover_tests(${exe} TEST_PREFIX ${prefix} DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60
-                           PROPERTIES ENVIRONMENT "${TDMAPS_TEST_OMP_ENV}")
+                           PROPERTIES ENVIRONMENT "${env}")
     else()
       gtest_discover_tests(${exe} DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60
                            PROPERTIES ENVIRONMENT "${TDMAPS_TEST_OMP_ENV}")
@@ -129,7 +145,7 @@ function(_tdmaps_test_executable variant out)
 endfunction()
 
 function(tdmaps_add_backend_tests set)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "HEADERS;LANE_TILE;SPLIT_LEAGUE;LIBS;DEFINITIONS")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "HEADERS;LANE_TILE;SPLIT_LEAGUE;STAGED;LIBS;DEFINITIONS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "tdmaps_add_backend_tests(${set}): unknown arguments ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -141,6 +157,8 @@ function(tdmaps_add_backend_tests set)
       set(headers ${arg_HEADERS})
     elseif(name MATCHES "^lane_tile")
       set(headers ${arg_LANE_TILE})
+    elseif(name STREQUAL "staged_walk")
+      set(headers ${arg_STAGED})
     else()
       set(headers ${arg_SPLIT_LEAGUE})
     endif()

@@ -1,7 +1,7 @@
 // k nearest neighbours at any d on one GPU, in one process: the exact nearest
 // neighbour (edm::nearest_neighbour, k = 1) beside edm::k_nearest_neighbours
 // at each k given, on the same points: fp32 (or fp64) uniform in [0, 1)^d
-// (std::mt19937_64, seed 7), lambda map, block side 32; best of --rounds;
+// (std::mt19937_64, seed 7), lambda map, block side 32 (or the one given); best of --rounds;
 // column 0 of every k compared with the nearest neighbour. One JSON line per
 // (d, k).
 //
@@ -10,7 +10,7 @@
 //     -isystem .cache/kokkos-cuda/include -DNDEBUG -O3 -expt-extended-lambda -arch=sm_90 -std=c++17 \
 //     perf_tests/scripts/knn_probe.cpp -o knn_probe .cache/kokkos-cuda/lib/libkokkoscontainers.a \
 //     .cache/kokkos-cuda/lib/libkokkoscore.a -lcuda -lrt -ldl
-//   ./knn_probe N D1,D2,... K1,K2,... [rounds] [fp64]
+//   ./knn_probe N D1,D2,... K1,K2,... [rounds] [fp32|fp64] [block]
 #include <tdmaps/edm/knn.hpp>
 #include <tdmaps/edm/reduce.hpp>
 
@@ -35,7 +35,7 @@ std::vector<int> ints(const char* s) {
 }
 
 template <class Real>
-void run(long n, const std::vector<int>& dims, const std::vector<int>& ks, int rounds) {
+void run(long n, const std::vector<int>& dims, const std::vector<int>& ks, int rounds, int block) {
   using Mem = Kokkos::DefaultExecutionSpace::memory_space;
   Kokkos::DefaultExecutionSpace space;
   namespace edm = tdmaps::edm;
@@ -48,7 +48,7 @@ void run(long n, const std::vector<int>& dims, const std::vector<int>& ks, int r
       for (int c = 0; c < d; ++c) h(i, c) = static_cast<Real>(u(g));
     Kokkos::deep_copy(x, h);
     const Kokkos::View<const Real**, Kokkos::LayoutRight, Mem> cx = x;
-    const tdmaps::LambdaMap<> map(tdmaps::Domain2(n, 32, tdmaps::Triangle::strict_lower));
+    const tdmaps::LambdaMap<> map(tdmaps::Domain2(n, block, tdmaps::Triangle::strict_lower));
     Kokkos::View<tdmaps::index_t*, Mem> nn_idx("nn_idx", n);
     Kokkos::View<double*, Mem> nn_dist("nn_dist", n);
     double t1 = 1e30;
@@ -76,9 +76,9 @@ void run(long n, const std::vector<int>& dims, const std::vector<int>& ks, int r
       long differ = 0;
       for (long i = 0; i < n; ++i) differ += hk(i, 0) != h1(i);
       std::printf(
-          "{\"precision\": \"%s\", \"n\": %ld, \"d\": %d, \"k\": %d, \"nearest_ms\": %.3f, \"knn_ms\": %.3f, "
+          "{\"precision\": \"%s\", \"block\": %d, \"n\": %ld, \"d\": %d, \"k\": %d, \"nearest_ms\": %.3f, \"knn_ms\": %.3f, "
           "\"knn_over_nearest\": %.3f, \"knn_pairs_per_s\": %.3e, \"column0_differs\": %ld}\n",
-          sizeof(Real) == 4 ? "fp32" : "fp64", n, d, k, 1e3 * t1, 1e3 * tk, tk / t1, pairs / tk, differ);
+          sizeof(Real) == 4 ? "fp32" : "fp64", block, n, d, k, 1e3 * t1, 1e3 * tk, tk / t1, pairs / tk, differ);
       std::fflush(stdout);
     }
   }
@@ -87,15 +87,16 @@ void run(long n, const std::vector<int>& dims, const std::vector<int>& ks, int r
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: knn_probe N D1,D2,... K1,K2,... [rounds] [fp64]\n");
+    std::fprintf(stderr, "usage: knn_probe N D1,D2,... K1,K2,... [rounds] [fp32|fp64] [block]\n");
     return 2;
   }
   Kokkos::initialize(argc, argv);
   {
     const long n = std::atol(argv[1]);
     const int rounds = argc > 4 ? std::max(1, std::atoi(argv[4])) : 3;
-    if (argc > 5 && std::strcmp(argv[5], "fp64") == 0) run<double>(n, ints(argv[2]), ints(argv[3]), rounds);
-    else run<float>(n, ints(argv[2]), ints(argv[3]), rounds);
+    const int block = argc > 6 ? std::atoi(argv[6]) : 32;
+    if (argc > 5 && std::strcmp(argv[5], "fp64") == 0) run<double>(n, ints(argv[2]), ints(argv[3]), rounds, block);
+    else run<float>(n, ints(argv[2]), ints(argv[3]), rounds, block);
   }
   Kokkos::finalize();
 }

@@ -99,13 +99,25 @@ KOKKOS_FORCEINLINE_FUNCTION void insert_sorted(const Keys& keys, const index_t p
 template <class ExecSpace>
 using min_keys_policy_t = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<64, 8>, Kokkos::IndexType<int>>;
 
+/// TDMAPS_FORCE_STAGED_MIN_KEYS (tests): host backends take the GPU walk
+/// (a team of (rho / 4)^2 threads staging the coordinates, its barriers), so
+/// that its index math is checked without a GPU.
+#if defined(TDMAPS_FORCE_STAGED_MIN_KEYS)
+constexpr bool force_staged_min_keys = true;
+#else
+constexpr bool force_staged_min_keys = false;
+#endif
+/// Whether ExecSpace takes the GPU walk.
+template <class ExecSpace>
+constexpr bool min_keys_staged = is_gpu_space<ExecSpace>::value || force_staged_min_keys;
+
 template <class ExecSpace, class Map, class Points, class Keys, class KeyOf>
 struct PairMinKeysWalk {
   using Real = typename Points::non_const_value_type;
   using Key = typename Keys::non_const_value_type;
   static constexpr int M = min_keys_micro;
   static constexpr int K = min_keys_chunk;
-  static constexpr bool staged = is_gpu_space<ExecSpace>::value;
+  static constexpr bool staged = min_keys_staged<ExecSpace>;
   /// pair_min_k_keys: an n x k row of keys per point; pair_min_keys: one key.
   static constexpr bool many = Keys::rank == 2;
 
@@ -310,7 +322,7 @@ void min_keys_launch(const ExecSpace& space, const Map& map, int l, index_t begi
   using F = PairMinKeysWalk<ExecSpace, Map, Points, Keys, KeyOf>;
   const int rho = map.domain.rho;
   F f{map, points, keys, key_of, static_cast<int>(points.extent(1)), l, 0, 0, SpreadOrder()};
-  const int team_size = is_gpu_space<ExecSpace>::value ? (rho / min_keys_micro) * (rho / min_keys_micro) : 1;
+  const int team_size = F::staged ? (rho / min_keys_micro) * (rho / min_keys_micro) : 1;
   for (index_t b = begin; b < end; b += max_league_per_launch) {
     f.offset = b;
     f.count = end - b < max_league_per_launch ? end - b : max_league_per_launch;

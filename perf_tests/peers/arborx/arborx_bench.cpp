@@ -41,7 +41,7 @@ namespace {
 using ExecSpace = Kokkos::DefaultExecutionSpace;
 using MemSpace = ExecSpace::memory_space;
 
-constexpr int kSupportedDims[] = {2, 3, 4, 8};
+constexpr int kSupportedDims[] = {2, 3, 4, 5, 6, 7, 8, 9, 10};
 
 // ------------------------------------------------------------------ options
 struct Options {
@@ -73,7 +73,7 @@ void print_help() {
       "\n"
       "usage: arborx_bench [options] [--kokkos-... options]\n"
       "  --n LIST            point counts, e.g. 1000,10000,100000,1000000 (default)\n"
-      "  --d LIST            dimensions among 2,3,4,8 (default 3,8)\n"
+      "  --d LIST            dimensions among 2 .. 10 (default 3,8)\n"
       "  --queries LIST      nn,count (default both)\n"
       "  --methods LIST      bvh,bruteforce (default both)\n"
       "  --rounds R          timed rounds after the warm-up, median reported (default 5)\n"
@@ -167,7 +167,7 @@ Options parse(int argc, char** argv) {
       for (auto& s : split(value(), "--d")) {
         const long long v = parse_ll(s, "--d");
         if (std::find(std::begin(kSupportedDims), std::end(kSupportedDims), v) == std::end(kSupportedDims))
-          usage_error("--d: " + s + " is not built in (built: 2, 3, 4, 8; ArborX's BVH allows 1 to 10)");
+          usage_error("--d: " + s + " is not built in (built: 2 .. 10, as ArborX's BVH allows)");
         o.d.push_back(static_cast<int>(v));
       }
       d_given = true;
@@ -285,7 +285,7 @@ HostPoints read_npy(const std::string& path) {
   p.d = static_cast<int>(dims[1]);
   if (p.n < 2) usage_error("--input: needs at least 2 points");
   if (std::find(std::begin(kSupportedDims), std::end(kSupportedDims), p.d) == std::end(kSupportedDims))
-    usage_error("--input: d = " + std::to_string(p.d) + " is not built in (2, 3, 4, 8)");
+    usage_error("--input: d = " + std::to_string(p.d) + " is not built in (2 .. 10)");
   const std::size_t count = static_cast<std::size_t>(p.n) * p.d;
   p.xyz.resize(count);
   if (f4) {
@@ -572,7 +572,12 @@ int run_points(const Options& o, const HostPoints& hp) {
     case 2: return run_dim<2>(o, hp);
     case 3: return run_dim<3>(o, hp);
     case 4: return run_dim<4>(o, hp);
+    case 5: return run_dim<5>(o, hp);
+    case 6: return run_dim<6>(o, hp);
+    case 7: return run_dim<7>(o, hp);
     case 8: return run_dim<8>(o, hp);
+    case 9: return run_dim<9>(o, hp);
+    case 10: return run_dim<10>(o, hp);
     default: usage_error("d = " + std::to_string(hp.d) + " is not built in");
   }
 }
