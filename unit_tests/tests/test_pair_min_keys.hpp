@@ -19,6 +19,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace tdmaps_min_keys_test {
@@ -39,6 +40,15 @@ struct NearestOf {
     return s != s ? ~Key(0) : static_cast<Key>(tdmaps::intrinsics::double_as_int64(s));
   }
 };
+
+/// The same keys, declared ordered by (s, partner): the walk then meets each
+/// row's smallest (s, partner) before making its key (the same minimum).
+struct OrderedNearestOf : NearestOf {
+  static constexpr bool ordered_by_distance = true;
+};
+static_assert(tdmaps::detail::ordered_by_distance<OrderedNearestOf>::value &&
+                  !tdmaps::detail::ordered_by_distance<NearestOf>::value,
+              "the trait reads the declaration");
 
 template <class Real>
 Key host_key(Real s, index_t p) {
@@ -78,31 +88,38 @@ void check(const std::string& name, index_t n, int d, int rho, const std::vector
   Kokkos::View<Real**, Kokkos::LayoutRight, Mem> xv("x", n, d);
   Kokkos::deep_copy(xv, Kokkos::View<const Real**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
                             x.data(), n, d));
-  Kokkos::View<Key*, Mem> keys("keys", n);
-  Kokkos::deep_copy(keys, Kokkos::View<const Key*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(start.data(), n));
-  tdmaps::MapSpec spec;
-  spec.map = name;
-  tdmaps::with_map(
-      spec, tdmaps::Domain2(n, rho, Triangle::strict_lower),
-      [&](auto map) {
-        using Map = decltype(map);
-        const Kokkos::View<const Real**, Kokkos::LayoutRight, Mem> cx = xv;
-        if constexpr (tdmaps::is_block_space_map_v<Map> && !tdmaps::is_multi_launch_map_v<Map>) {
-          if (parts > 1) {
-            for (int p = parts - 1; p >= 0; --p)  // any order joins to the same keys
-              tdmaps::pair_min_keys(Space(), map, tdmaps::omega_range(map, p, parts), cx, keys, NearestOf());
-            return;
+  // Both joins of a block's keys: key by key (NearestOf), and each row's
+  // smallest (s, partner) first (OrderedNearestOf).
+  const auto run = [&](const auto key_of, const char* which) {
+    using KeyOf = std::decay_t<decltype(key_of)>;
+    Kokkos::View<Key*, Mem> keys("keys", n);
+    Kokkos::deep_copy(keys, Kokkos::View<const Key*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(start.data(), n));
+    tdmaps::MapSpec spec;
+    spec.map = name;
+    tdmaps::with_map(
+        spec, tdmaps::Domain2(n, rho, Triangle::strict_lower),
+        [&](auto map) {
+          using Map = decltype(map);
+          const Kokkos::View<const Real**, Kokkos::LayoutRight, Mem> cx = xv;
+          if constexpr (tdmaps::is_block_space_map_v<Map> && !tdmaps::is_multi_launch_map_v<Map>) {
+            if (parts > 1) {
+              for (int p = parts - 1; p >= 0; --p)  // any order joins to the same keys
+                tdmaps::pair_min_keys(Space(), map, tdmaps::omega_range(map, p, parts), cx, keys, KeyOf());
+              return;
+            }
           }
-        }
-        if constexpr (tdmaps::is_block_space_map_v<Map>) tdmaps::pair_min_keys(Space(), map, cx, keys, NearestOf());
-      },
-      true);
-  auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), keys);
-  index_t bad = 0, first = -1;
-  for (index_t i = 0; i < n; ++i)
-    if (got(i) != want[std::size_t(i)] && bad++ == 0) first = i;
-  EXPECT_EQ(bad, 0) << name << " n = " << n << " d = " << d << " rho = " << rho << (sizeof(Real) == 4 ? " fp32" : " fp64")
-                    << ": first wrong key at " << first;
+          if constexpr (tdmaps::is_block_space_map_v<Map>) tdmaps::pair_min_keys(Space(), map, cx, keys, KeyOf());
+        },
+        true);
+    auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), keys);
+    index_t bad = 0, first = -1;
+    for (index_t i = 0; i < n; ++i)
+      if (got(i) != want[std::size_t(i)] && bad++ == 0) first = i;
+    EXPECT_EQ(bad, 0) << name << " n = " << n << " d = " << d << " rho = " << rho
+                      << (sizeof(Real) == 4 ? " fp32 " : " fp64 ") << which << ": first wrong key at " << first;
+  };
+  run(NearestOf(), "key by key");
+  run(OrderedNearestOf(), "ordered by distance");
 }
 
 template <class Real>
@@ -155,9 +172,23 @@ TEST(TEST_CATEGORY, pair_min_keys_ties_nan_and_starting_keys) {
   auto x = points<float>(n, d, 5);
   // Duplicates: rows 40 and 70 copy row 10 (their nearest: distance 0, the smaller partner).
   for (int k = 0; k < d; ++k) x[std::size_t(40 * d + k)] = x[std::size_t(70 * d + k)] = x[std::size_t(10 * d + k)];
-  // A NaN coordinate: row 55 is nobody's neighbour and has none.
-  x[std::size_t(55 * d + 3)] = std::numeric_limits<float>::quiet_NaN();
+  // NaN coordinates: rows 33, 55 and 65 are nobody's neighbour and have none
+  // (33 and 65 each the first partner of a micro-tile's row or column).
+  for (const int row : {33, 55, 65}) x[std::size_t(row * d + 3)] = std::numeric_limits<float>::quiet_NaN();
   check<float>("lambda", n, d, 32, x, std::vector<Key>(std::size_t(n), ~Key(0)));
+  check<float>("lambda", n, d, 16, x, std::vector<Key>(std::size_t(n), ~Key(0)));
+  // Points of a 3 x 3 grid (d = 2) and of {0, 1}^6: every point has many
+  // partners at its smallest distance, several in one micro-tile's row or
+  // column (the smaller partner's key), fp32 and fp64.
+  std::mt19937_64 gg(17);
+  for (const int dg : {2, 6}) {
+    std::vector<float> grid(std::size_t(n * dg));
+    for (auto& v : grid) v = static_cast<float>(gg() % (dg == 2 ? 3 : 2));
+    check<float>("lambda", n, dg, 32, grid, std::vector<Key>(std::size_t(n), ~Key(0)));
+    check<float>("rb", n, dg, 16, grid, std::vector<Key>(std::size_t(n), ~Key(0)));
+    check<double>("lambda", n, dg, 32, std::vector<double>(grid.begin(), grid.end()),
+                  std::vector<Key>(std::size_t(n), ~Key(0)));
+  }
   // Keys that start below some pairs' and above others': the smaller stays.
   std::vector<Key> start(static_cast<std::size_t>(n));
   std::mt19937_64 g(3);

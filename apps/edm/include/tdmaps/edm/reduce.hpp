@@ -140,11 +140,13 @@ struct NearestIndex {
 /// The keys above for the dimension-tiled walk (tdmaps::pair_min_keys), the
 /// same values: fp32 in one pass, fp64 pass 1 and pass 2.
 struct TiledNearestF {
+  static constexpr bool ordered_by_distance = true;  // (s, partner), none for NaN
   KOKKOS_FUNCTION NearestKey operator()(const float s, const index_t, const index_t p) const {
     return s != s ? ~NearestKey(0) : (NearestKey(ordered_bits(s)) << 32) | NearestKey(p);
   }
 };
 struct TiledNearestDist {
+  static constexpr bool ordered_by_distance = true;  // s alone, none for NaN
   KOKKOS_FUNCTION NearestKey operator()(const double s, const index_t, const index_t) const {
     return s != s ? ~NearestKey(0) : ordered_bits(s);
   }
