@@ -95,9 +95,10 @@ if(Kokkos_ENABLE_SERIAL AND NOT TDMAPS_GPU_BUILD AND TDMAPS_TEST_HOST_VARIANTS)
        "split_league|serial|split_league.|TDMAPS_MAX_LEAGUE_PER_LAUNCH=7,TDMAPS_TEST_FEW_SIDES")
 endif()
 if(Kokkos_ENABLE_OPENMP AND NOT TDMAPS_GPU_BUILD AND TDMAPS_TEST_HOST_VARIANTS)
-  # A team of up to 64 threads (the 4 x 4 micro-tiles of a block of 32).
+  # A team of up to 64 threads (the 4 x 4 micro-tiles of a block of 32):
+  # unit_tests/main.cpp asks OpenMP for TDMAPS_TEST_OMP_THREADS.
   list(APPEND _tdmaps_test_variants
-       "staged_walk|openmp|staged_walk.|TDMAPS_FORCE_STAGED_MIN_KEYS|OMP_NUM_THREADS=64,OMP_PROC_BIND=false")
+       "staged_walk|openmp|staged_walk.|TDMAPS_FORCE_STAGED_MIN_KEYS,TDMAPS_TEST_OMP_THREADS=64")
 endif()
 # Global: the apps' directories call the function too.
 set(TDMAPS_TEST_VARIANTS "${_tdmaps_test_variants}" CACHE INTERNAL "tdmaps test executables")
@@ -120,12 +121,6 @@ function(_tdmaps_test_executable variant out)
       string(REPLACE "," ";" defs "${defs}")
       target_compile_definitions(${exe} PRIVATE ${defs})
     endif()
-    set(env "${TDMAPS_TEST_OMP_ENV}")
-    if(nfields GREATER 4)
-      list(GET fields 4 more)
-      string(REPLACE "," ";" more "${more}")
-      list(APPEND env ${more})
-    endif()
     tdmaps_target_flags(${exe})
     if(TDMAPS_TEST_OPTIMIZATION AND NOT TDMAPS_HOST_OPTIMIZATION)
       target_compile_options(${exe} PRIVATE ${TDMAPS_TEST_OPTIMIZATION})
@@ -135,7 +130,7 @@ function(_tdmaps_test_executable variant out)
     # OMP_WAIT_POLICY: see TDMAPS_TEST_OMP_ENV.
     if(prefix)
       gtest_discover_tests(${exe} TEST_PREFIX ${prefix} DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60
-                           PROPERTIES ENVIRONMENT "${env}")
+                           PROPERTIES ENVIRONMENT "${TDMAPS_TEST_OMP_ENV}")
     else()
       gtest_discover_tests(${exe} DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60
                            PROPERTIES ENVIRONMENT "${TDMAPS_TEST_OMP_ENV}")
