@@ -50,6 +50,31 @@ static_assert(tdmaps::detail::ordered_by_distance<OrderedNearestOf>::value &&
                   !tdmaps::detail::ordered_by_distance<NearestOf>::value,
               "the trait reads the declaration");
 
+/// OrderedNearestOf with the sum of a key (pair_min_k_keys skips the pairs
+/// above their rows' bounds): the float of the key's upper word (fp32), the
+/// double of the key (fp64), +inf for none.
+template <class Real>
+struct BoundedNearestOf : OrderedNearestOf {
+  KOKKOS_FUNCTION Real sum_bound(Key key) const {
+    if constexpr (sizeof(Real) == 4)
+      return tdmaps::intrinsics::int_as_float(
+          static_cast<std::int32_t>(key == ~Key(0) ? 0x7f800000u : static_cast<std::uint32_t>(key >> 32)));
+    else
+      return tdmaps::intrinsics::int64_as_double(
+          static_cast<std::int64_t>(key == ~Key(0) ? 0x7ff0000000000000ull : key));
+  }
+};
+/// A bound without the order: the trait ignores it.
+struct UnorderedBound : NearestOf {
+  KOKKOS_FUNCTION float sum_bound(Key) const { return 0.f; }
+};
+static_assert(tdmaps::detail::has_sum_bound<BoundedNearestOf<float>, Key, float>::value &&
+                  tdmaps::detail::has_sum_bound<BoundedNearestOf<double>, Key, double>::value &&
+                  !tdmaps::detail::has_sum_bound<BoundedNearestOf<float>, Key, double>::value &&
+                  !tdmaps::detail::has_sum_bound<OrderedNearestOf, Key, float>::value &&
+                  !tdmaps::detail::has_sum_bound<UnorderedBound, Key, float>::value,
+              "the trait needs the order and a bound in the sums' type");
+
 template <class Real>
 Key host_key(Real s, index_t p) {
   if (s != s) return ~Key(0);
@@ -263,39 +288,46 @@ void check_k(const std::string& name, index_t n, int d, int rho, int k, const st
   Kokkos::View<Real**, Kokkos::LayoutRight, Mem> xv("x", n, d);
   Kokkos::deep_copy(xv, Kokkos::View<const Real**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
                             x.data(), n, d));
-  Kokkos::View<Key**, Kokkos::LayoutRight, Mem> keys("keys", n, k);
-  Kokkos::deep_copy(keys, Kokkos::View<const Key**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
-                              start.data(), n, k));
-  tdmaps::MapSpec spec;
-  spec.map = name;
-  tdmaps::with_map(
-      spec, tdmaps::Domain2(n, rho, Triangle::strict_lower),
-      [&](auto map) {
-        using Map = decltype(map);
-        const Kokkos::View<const Real**, Kokkos::LayoutRight, Mem> cx = xv;
-        if constexpr (tdmaps::is_block_space_map_v<Map> && !tdmaps::is_multi_launch_map_v<Map>) {
-          if (parts > 1) {
-            for (int p = 0; p < parts; ++p)
-              tdmaps::pair_min_k_keys(Space(), map, tdmaps::omega_range(map, p, parts), cx, keys, NearestOf());
-            return;
+  for (auto& want : all) std::sort(want.begin(), want.end());
+  // Every pair's key (NearestOf), and only those within their rows' bounds (BoundedNearestOf).
+  const auto run = [&](const auto key_of, const char* which) {
+    using KeyOf = std::decay_t<decltype(key_of)>;
+    Kokkos::View<Key**, Kokkos::LayoutRight, Mem> keys("keys", n, k);
+    Kokkos::deep_copy(keys, Kokkos::View<const Key**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                                start.data(), n, k));
+    tdmaps::MapSpec spec;
+    spec.map = name;
+    tdmaps::with_map(
+        spec, tdmaps::Domain2(n, rho, Triangle::strict_lower),
+        [&](auto map) {
+          using Map = decltype(map);
+          const Kokkos::View<const Real**, Kokkos::LayoutRight, Mem> cx = xv;
+          if constexpr (tdmaps::is_block_space_map_v<Map> && !tdmaps::is_multi_launch_map_v<Map>) {
+            if (parts > 1) {
+              for (int p = 0; p < parts; ++p)
+                tdmaps::pair_min_k_keys(Space(), map, tdmaps::omega_range(map, p, parts), cx, keys, KeyOf());
+              return;
+            }
           }
+          if constexpr (tdmaps::is_block_space_map_v<Map>) tdmaps::pair_min_k_keys(Space(), map, cx, keys, KeyOf());
+        },
+        true);
+    const auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), keys);
+    index_t bad = 0, first = -1;
+    for (index_t i = 0; i < n; ++i) {
+      const auto& want = all[std::size_t(i)];
+      for (int c = 0; c < k; ++c)
+        if (got(i, c) != want[std::size_t(c)]) {
+          if (bad++ == 0) first = i;
+          break;
         }
-        if constexpr (tdmaps::is_block_space_map_v<Map>) tdmaps::pair_min_k_keys(Space(), map, cx, keys, NearestOf());
-      },
-      true);
-  const auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), keys);
-  index_t bad = 0, first = -1;
-  for (index_t i = 0; i < n; ++i) {
-    auto& want = all[std::size_t(i)];
-    std::sort(want.begin(), want.end());
-    for (int c = 0; c < k; ++c)
-      if (got(i, c) != want[std::size_t(c)]) {
-        if (bad++ == 0) first = i;
-        break;
-      }
-  }
-  EXPECT_EQ(bad, 0) << name << " n = " << n << " d = " << d << " rho = " << rho << " k = " << k
-                    << (sizeof(Real) == 4 ? " fp32" : " fp64") << " parts = " << parts << ": first wrong row " << first;
+    }
+    EXPECT_EQ(bad, 0) << name << " n = " << n << " d = " << d << " rho = " << rho << " k = " << k
+                      << (sizeof(Real) == 4 ? " fp32" : " fp64") << " parts = " << parts << " " << which
+                      << ": first wrong row " << first;
+  };
+  run(NearestOf(), "every key");
+  run(BoundedNearestOf<Real>(), "keys within the bounds");
 }
 
 template <class Real>

@@ -24,7 +24,11 @@
 // sorted ascending on entry (~0: an empty slot), and each row ends as the k
 // smallest of its entries and of the point's keys, sorted (a multiset:
 // equal keys are kept as often as they come). k nearest neighbours are this
-// with the nearest neighbour's key.
+// with the nearest neighbour's key. A KeyOf ordered by distance that also
+// gives `Real sum_bound(std::uint64_t key) const`, a sum that no pair with a
+// key below `key` exceeds (+inf for ~0), has pair_min_k_keys skip the keys
+// of the pairs whose sum is above their row's bound or NaN: one comparison
+// in the sums' type a pair and end instead of a key (the same rows).
 //
 // The dimensions are walked as a GEMM walks its k loop, with the exact
 // difference form instead of a product: a team takes a block of rho x rho
@@ -111,6 +115,17 @@ template <class KeyOf>
 struct ordered_by_distance<KeyOf, std::void_t<decltype(KeyOf::ordered_by_distance)>>
     : std::integral_constant<bool, KeyOf::ordered_by_distance> {};
 
+/// Whether KeyOf, ordered by distance, gives `Real sum_bound(Key) const`
+/// (pair_min_k_keys then compares each pair's sum with its row's bound
+/// before it makes a key).
+template <class KeyOf, class Key, class Real, class = void>
+struct has_sum_bound : std::false_type {};
+template <class KeyOf, class Key, class Real>
+struct has_sum_bound<KeyOf, Key, Real, std::void_t<decltype(std::declval<const KeyOf&>().sum_bound(std::declval<Key>()))>>
+    : std::integral_constant<bool, ordered_by_distance<KeyOf>::value &&
+                                       std::is_same<decltype(std::declval<const KeyOf&>().sum_bound(std::declval<Key>())),
+                                                    Real>::value> {};
+
 template <class ExecSpace>
 using min_keys_policy_t = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<64, 8>, Kokkos::IndexType<int>>;
 
@@ -180,7 +195,35 @@ struct PairMinKeysWalk {
   KOKKOS_FORCEINLINE_FUNCTION void join(const Tile& t, const Real (&s)[M][M], int r, int c, int R, Key* krow,
                                         Key* kcol) const {
     const bool diag = t.diagonal();
-    if constexpr (many) {
+    if constexpr (many && has_sum_bound<KeyOf, Key, Real>::value) {
+      // A pair's key is made only where its sum is within the row's bound
+      // (a NaN never is: it has no key).
+      const int k = static_cast<int>(keys.extent(1));
+      Real bc[M];
+      for (int w = 0; w < M; ++w) {
+        const int tj = c + R * w;
+        bc[w] = tj < t.cols ? key_of.sum_bound(kcol[tj]) : Real(0);
+      }
+      for (int u = 0; u < M; ++u) {
+        const int ti = r + R * u;
+        if (ti >= t.rows) continue;
+        const index_t i = t.i0 + ti;
+        const Real br = key_of.sum_bound(krow[ti]);
+        for (int w = 0; w < M; ++w) {
+          const int tj = c + R * w;
+          if (tj >= t.cols || (diag && tj >= ti)) continue;  // the pairs j < i
+          const Real v = s[u][w];
+          if (v <= br) {
+            const Key a = key_of(v, i, t.j0 + tj);
+            if (a < krow[ti]) insert_sorted(keys, i, k, a);
+          }
+          if (v <= bc[w]) {
+            const Key b = key_of(v, t.j0 + tj, i);
+            if (b < kcol[tj]) insert_sorted(keys, t.j0 + tj, k, b);
+          }
+        }
+      }
+    } else if constexpr (many) {
       const int k = static_cast<int>(keys.extent(1));
       for (int u = 0; u < M; ++u) {
         const int ti = r + R * u;
@@ -279,11 +322,21 @@ struct PairMinKeysWalk {
         for (int k0 = 0; k0 < d; k0 += K) {
           const int kn = d - k0 < K ? d - k0 : K;
           if (k0 > 0) team.team_barrier();  // the previous chunk is read
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rho * K), [&](const int q) {
-            const int p = q / K, k = q % K;
-            srow[k * (rho + 1) + p] = p < t.rows && k < kn ? x(t.i0 + p, k0 + k) : Real(0);
-            scol[k * (rho + 1) + p] = p < t.cols && k < kn ? x(t.j0 + p, k0 + k) : Real(0);
-          });
+          // The chunk's kn coordinates (accumulate reads no more of them):
+          // a whole chunk by constant index math, the last one by kn's.
+          if (kn == K) {
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rho * K), [&](const int q) {
+              const int p = q / K, k = q % K;
+              srow[k * (rho + 1) + p] = p < t.rows ? x(t.i0 + p, k0 + k) : Real(0);
+              scol[k * (rho + 1) + p] = p < t.cols ? x(t.j0 + p, k0 + k) : Real(0);
+            });
+          } else {
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rho * kn), [&](const int q) {
+              const int p = q / kn, k = q % kn;
+              srow[k * (rho + 1) + p] = p < t.rows ? x(t.i0 + p, k0 + k) : Real(0);
+              scol[k * (rho + 1) + p] = p < t.cols ? x(t.j0 + p, k0 + k) : Real(0);
+            });
+          }
           team.team_barrier();
           if (v < R * R)
             accumulate(
@@ -431,7 +484,9 @@ void pair_min_keys(const ExecSpace& space, const Map& map, const OmegaRange& ran
 /// \param map the map over Domain2(n, rho, triangle) whose blocks are walked
 /// \param points n x d, LayoutRight, in ExecSpace's memory (any d >= 1)
 /// \param keys n x k keys (std::uint64_t, LayoutRight, 1 <= k <= 2^20), in ExecSpace's memory
-/// \param key_of `KOKKOS_FUNCTION std::uint64_t operator()(Real s, index_t self, index_t partner) const`
+/// \param key_of `KOKKOS_FUNCTION std::uint64_t operator()(Real s, index_t self, index_t partner) const`;
+///        optionally `ordered_by_distance` with `KOKKOS_FUNCTION Real sum_bound(std::uint64_t key) const`
+///        (the top of this file)
 /// \param label the launches' label (Kokkos tools)
 /// \throws std::invalid_argument on a block side, points or keys of the wrong shape
 template <class ExecSpace, class Map, class Points, class Keys, class KeyOf>
