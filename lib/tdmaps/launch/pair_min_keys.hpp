@@ -115,6 +115,13 @@ template <class KeyOf>
 struct ordered_by_distance<KeyOf, std::void_t<decltype(KeyOf::ordered_by_distance)>>
     : std::integral_constant<bool, KeyOf::ordered_by_distance> {};
 
+/// A count given at run time (int) or at compile time (std::integral_constant).
+KOKKOS_FORCEINLINE_FUNCTION constexpr int count_of(const int n) { return n; }
+template <int N>
+KOKKOS_FORCEINLINE_FUNCTION constexpr int count_of(std::integral_constant<int, N>) {
+  return N;
+}
+
 /// Whether KeyOf, ordered by distance, gives `Real sum_bound(Key) const`
 /// (pair_min_k_keys then compares each pair's sum with its row's bound
 /// before it makes a key).
@@ -319,30 +326,26 @@ struct PairMinKeysWalk {
         const int v = team.team_rank();
         const int r = v / R, c = v % R;
         Real s[M][M] = {};
-        for (int k0 = 0; k0 < d; k0 += K) {
-          const int kn = d - k0 < K ? d - k0 : K;
+        // Chunk [k0, k0 + kn): staged (its kn coordinates only), then summed.
+        // The whole chunks take kn = K at compile time, the last one kn's value.
+        const auto chunk = [&](const int k0, const auto size) {
+          constexpr bool whole = !std::is_same<decltype(size), const int>::value;
+          const int kn = count_of(size);
           if (k0 > 0) team.team_barrier();  // the previous chunk is read
-          // The chunk's kn coordinates (accumulate reads no more of them):
-          // a whole chunk by constant index math, the last one by kn's.
-          if (kn == K) {
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rho * K), [&](const int q) {
-              const int p = q / K, k = q % K;
-              srow[k * (rho + 1) + p] = p < t.rows ? x(t.i0 + p, k0 + k) : Real(0);
-              scol[k * (rho + 1) + p] = p < t.cols ? x(t.j0 + p, k0 + k) : Real(0);
-            });
-          } else {
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rho * kn), [&](const int q) {
-              const int p = q / kn, k = q % kn;
-              srow[k * (rho + 1) + p] = p < t.rows ? x(t.i0 + p, k0 + k) : Real(0);
-              scol[k * (rho + 1) + p] = p < t.cols ? x(t.j0 + p, k0 + k) : Real(0);
-            });
-          }
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rho * kn), [&](const int q) {
+            const int p = whole ? q / K : q / kn, k = whole ? q % K : q % kn;
+            srow[k * (rho + 1) + p] = p < t.rows ? x(t.i0 + p, k0 + k) : Real(0);
+            scol[k * (rho + 1) + p] = p < t.cols ? x(t.j0 + p, k0 + k) : Real(0);
+          });
           team.team_barrier();
           if (v < R * R)
             accumulate(
-                s, r, c, R, kn, [&](int p, int k) { return srow[k * (rho + 1) + p]; },
+                s, r, c, R, whole ? K : kn, [&](int p, int k) { return srow[k * (rho + 1) + p]; },
                 [&](int p, int k) { return scol[k * (rho + 1) + p]; });
-        }
+        };
+        const int full = d - d % K;
+        for (int k0 = 0; k0 < full; k0 += K) chunk(k0, std::integral_constant<int, K>());
+        if (full < d) chunk(full, d - full);
         if (v < R * R) join(t, s, r, c, R, krow, kcol);
       } else {
         // One thread: every micro-tile in turn, the points read in place
