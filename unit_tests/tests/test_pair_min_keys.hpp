@@ -99,6 +99,30 @@ struct SelfOf {
   }
 };
 
+/// walk(map, x) over map `name` of Domain2(n, rho, strict_lower), or, for
+/// parts > 1 on a one-launch map, walk(map, x, range) over each of its omega
+/// ranges (last first when `backwards`: any order joins to the same keys).
+template <class Real, class Walk>
+void over_map(const std::string& name, index_t n, int rho, int parts, bool backwards,
+              const Kokkos::View<Real**, Kokkos::LayoutRight, Mem>& xv, const Walk& walk) {
+  tdmaps::MapSpec spec;
+  spec.map = name;
+  tdmaps::with_map(
+      spec, tdmaps::Domain2(n, rho, Triangle::strict_lower),
+      [&](auto map) {
+        using Map = decltype(map);
+        const Kokkos::View<const Real**, Kokkos::LayoutRight, Mem> cx = xv;
+        if constexpr (tdmaps::is_block_space_map_v<Map> && !tdmaps::is_multi_launch_map_v<Map>) {
+          if (parts > 1) {
+            for (int q = 0; q < parts; ++q) walk(map, cx, tdmaps::omega_range(map, backwards ? parts - 1 - q : q, parts));
+            return;
+          }
+        }
+        if constexpr (tdmaps::is_block_space_map_v<Map>) walk(map, cx);
+      },
+      true);
+}
+
 /// The walk over map `name` (parts > 1: over its omega ranges, joined) against the nested loop; keys start at `start`.
 template <class Real>
 void check(const std::string& name, index_t n, int d, int rho, const std::vector<Real>& x, const std::vector<Key>& start,
@@ -119,23 +143,9 @@ void check(const std::string& name, index_t n, int d, int rho, const std::vector
     using KeyOf = std::decay_t<decltype(key_of)>;
     Kokkos::View<Key*, Mem> keys("keys", n);
     Kokkos::deep_copy(keys, Kokkos::View<const Key*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(start.data(), n));
-    tdmaps::MapSpec spec;
-    spec.map = name;
-    tdmaps::with_map(
-        spec, tdmaps::Domain2(n, rho, Triangle::strict_lower),
-        [&](auto map) {
-          using Map = decltype(map);
-          const Kokkos::View<const Real**, Kokkos::LayoutRight, Mem> cx = xv;
-          if constexpr (tdmaps::is_block_space_map_v<Map> && !tdmaps::is_multi_launch_map_v<Map>) {
-            if (parts > 1) {
-              for (int p = parts - 1; p >= 0; --p)  // any order joins to the same keys
-                tdmaps::pair_min_keys(Space(), map, tdmaps::omega_range(map, p, parts), cx, keys, KeyOf());
-              return;
-            }
-          }
-          if constexpr (tdmaps::is_block_space_map_v<Map>) tdmaps::pair_min_keys(Space(), map, cx, keys, KeyOf());
-        },
-        true);
+    over_map(name, n, rho, parts, true, xv, [&](const auto& map, const auto& cx, const auto&... range) {
+      tdmaps::pair_min_keys(Space(), map, range..., cx, keys, KeyOf());
+    });
     auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), keys);
     index_t bad = 0, first = -1;
     for (index_t i = 0; i < n; ++i)
@@ -295,23 +305,9 @@ void check_k(const std::string& name, index_t n, int d, int rho, int k, const st
     Kokkos::View<Key**, Kokkos::LayoutRight, Mem> keys("keys", n, k);
     Kokkos::deep_copy(keys, Kokkos::View<const Key**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
                                 start.data(), n, k));
-    tdmaps::MapSpec spec;
-    spec.map = name;
-    tdmaps::with_map(
-        spec, tdmaps::Domain2(n, rho, Triangle::strict_lower),
-        [&](auto map) {
-          using Map = decltype(map);
-          const Kokkos::View<const Real**, Kokkos::LayoutRight, Mem> cx = xv;
-          if constexpr (tdmaps::is_block_space_map_v<Map> && !tdmaps::is_multi_launch_map_v<Map>) {
-            if (parts > 1) {
-              for (int p = 0; p < parts; ++p)
-                tdmaps::pair_min_k_keys(Space(), map, tdmaps::omega_range(map, p, parts), cx, keys, KeyOf());
-              return;
-            }
-          }
-          if constexpr (tdmaps::is_block_space_map_v<Map>) tdmaps::pair_min_k_keys(Space(), map, cx, keys, KeyOf());
-        },
-        true);
+    over_map(name, n, rho, parts, false, xv, [&](const auto& map, const auto& cx, const auto&... range) {
+      tdmaps::pair_min_k_keys(Space(), map, range..., cx, keys, KeyOf());
+    });
     const auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), keys);
     index_t bad = 0, first = -1;
     for (index_t i = 0; i < n; ++i) {
