@@ -32,13 +32,17 @@
 //
 // The dimensions are walked as a GEMM walks its k loop, with the exact
 // difference form instead of a product: a team takes a block of rho x rho
-// pairs, and each of its threads keeps a micro-tile of 4 x 4 sums in
-// registers (rows r + R a, columns c + R b, R = rho / 4: a warp reads the
-// columns of one step from consecutive words). On GPU backends the team
-// stages the block's rows and columns 16 coordinates at a time in team
-// scratch; on host backends the team's one thread walks the micro-tiles in
-// turn and reads the points in place. pair_min_keys meets a block's keys in
-// team scratch first, then one atomic per row and column goes to `keys`.
+// pairs, and each of its threads keeps a micro-tile of sums in registers
+// (detail::min_keys_rows x min_keys_cols pairs: rows and columns next to
+// each other in the block). On GPU backends the team stages the block's
+// rows and columns 16 coordinates at a time in team scratch, and each
+// thread reads a step's coordinates of its rows and of its columns as
+// aligned quads (a warp's reads are a few consecutive words, broadcast);
+// on host backends the team's one thread walks the micro-tiles in turn and
+// reads the points in place. pair_min_keys keeps each micro-tile's
+// smallest key of each of its rows and columns apart in team scratch (no
+// atomics there); when the block ends, each row's and column's smallest of
+// them goes to `keys` by one atomic.
 // pair_min_k_keys reads each row's largest key (its last slot) once per
 // block; a key below it is inserted into the row by an atomic insertion
 // sort (below, insert_sorted). Its teams take the blocks spread over the
@@ -63,7 +67,7 @@
 
 namespace tdmaps {
 
-/// The block sides pair_min_keys takes (a team of (rho / 4)^2 threads on GPU backends).
+/// The block sides pair_min_keys takes (a team of detail::min_keys_team(rho) threads on GPU backends).
 inline bool pair_min_keys_block_side(int rho) { return rho == 16 || rho == 32; }
 
 namespace detail {
@@ -101,7 +105,7 @@ void min_keys_launch(const ExecSpace& space, const Map& map, int l, index_t begi
   using F = PairMinKeysWalk<ExecSpace, Map, Points, Keys, KeyOf>;
   const int rho = map.domain.rho;
   F f{map, points, keys, key_of, static_cast<int>(points.extent(1)), l, 0, 0, SpreadOrder()};
-  const int team_size = F::staged ? (rho / min_keys_micro) * (rho / min_keys_micro) : 1;
+  const int team_size = F::staged ? min_keys_team(rho) : 1;
   for (index_t b = begin; b < end; b += max_league_per_launch) {
     f.offset = b;
     f.count = end - b < max_league_per_launch ? end - b : max_league_per_launch;

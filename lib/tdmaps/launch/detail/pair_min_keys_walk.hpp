@@ -6,6 +6,7 @@
 // atomic insertion sort): tdmaps/launch/pair_min_keys.hpp says what it does.
 
 #include <tdmaps/core/types.hpp>
+#include <tdmaps/kokkos_ext/intrinsics.hpp>
 #include <tdmaps/launch/detail/make_tile.hpp>
 #include <tdmaps/launch/reduce.hpp>
 #include <tdmaps/launch/team_policy.hpp>
@@ -23,10 +24,28 @@ namespace tdmaps {
 
 namespace detail {
 
-/// The micro-tile of a thread: 4 x 4 pairs.
-constexpr int min_keys_micro = 4;
+/// The micro-tile of a thread: min_keys_rows x min_keys_cols pairs (rows and
+/// columns next to each other in the block).
+constexpr int min_keys_rows = 4;
+constexpr int min_keys_cols = 4;
 /// Coordinates a team stages at a time (GPU backends).
 constexpr int min_keys_chunk = 16;
+/// The staged coordinates' stride (GPU backends): coordinate k of the
+/// block's point p is at k * min_keys_stride + p (block sides up to 32; a
+/// multiple of 4: every quad aligned).
+constexpr int min_keys_stride = 36;
+/// The threads of a team on GPU backends: one a micro-tile of the block
+/// (block side 16 or 32: a multiple of min_keys_chunk).
+KOKKOS_FORCEINLINE_FUNCTION constexpr int min_keys_team(int rho) {
+  return (rho / min_keys_rows) * (rho / min_keys_cols);
+}
+
+/// Four coordinates of consecutive points of a block, one aligned load (the
+/// staged walk reads a micro-tile's rows and columns with vector loads).
+template <class Real>
+struct alignas(4 * sizeof(Real)) MinKeysQuad {
+  Real v[4];
+};
 
 /// A relaxed atomic read of *p (keys other threads change meanwhile).
 template <class T>
@@ -90,11 +109,13 @@ struct has_sum_bound<KeyOf, Key, Real, std::void_t<decltype(std::declval<const K
                                        std::is_same<decltype(std::declval<const KeyOf&>().sum_bound(std::declval<Key>())),
                                                     Real>::value> {};
 
+/// Teams of at most 64 threads, 16 of them an SM (64 registers a thread on
+/// CUDA: the occupancy the walk's barriers and global loads need).
 template <class ExecSpace>
-using min_keys_policy_t = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<64, 8>, Kokkos::IndexType<int>>;
+using min_keys_policy_t = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<64, 16>, Kokkos::IndexType<int>>;
 
 /// TDMAPS_FORCE_STAGED_MIN_KEYS (tests): host backends take the GPU walk
-/// (a team of (rho / 4)^2 threads staging the coordinates, its barriers), so
+/// (a team of min_keys_team(rho) threads staging the coordinates, its barriers), so
 /// that its index math is checked without a GPU.
 #if defined(TDMAPS_FORCE_STAGED_MIN_KEYS)
 constexpr bool force_staged_min_keys = true;
@@ -109,8 +130,11 @@ template <class ExecSpace, class Map, class Points, class Keys, class KeyOf>
 struct PairMinKeysWalk {
   using Real = typename Points::non_const_value_type;
   using Key = typename Keys::non_const_value_type;
-  static constexpr int M = min_keys_micro;
+  using Quad = MinKeysQuad<Real>;
+  static constexpr int MR = min_keys_rows;
+  static constexpr int MC = min_keys_cols;
   static constexpr int K = min_keys_chunk;
+  static_assert(MR % 4 == 0 && MC % 4 == 0, "tdmaps: a micro-tile's sides are whole quads");
   static constexpr bool staged = min_keys_staged<ExecSpace>;
   /// pair_min_k_keys: an n x k row of keys per point; pair_min_keys: one key.
   static constexpr bool many = Keys::rank == 2;
@@ -127,54 +151,66 @@ struct PairMinKeysWalk {
   /// blocks taken at once would all find it empty and insert every key.
   SpreadOrder order;
 
-  /// Team scratch: the block's row and column keys; on GPU backends the
-  /// staged coordinates too (stride rho + 1 between coordinates).
+  /// The keys a team keeps in scratch. pair_min_k_keys: the largest key of
+  /// each of the block's rows, then of its columns, at the block's start
+  /// (2 rho). pair_min_keys: each micro-tile's smallest key of each of its
+  /// rows (rho rows of rho / MC + 1, one a micro-tile and a pad), then of
+  /// its columns (rho of rho / MR + 1): written apart, no atomics, and
+  /// joined row by row when the block ends.
+  KOKKOS_INLINE_FUNCTION static int key_slots(int rho) {
+    return many ? 2 * rho : rho * (rho / MC + 1) + rho * (rho / MR + 1);
+  }
+
+  /// Team scratch: the keys (key_slots); on GPU backends the staged
+  /// coordinates too (K coordinates of the rows, then of the columns).
   KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes(int rho) {
-    std::size_t b = 2 * sizeof(Key) * static_cast<std::size_t>(rho);
-    if (staged) b += 2 * sizeof(Real) * static_cast<std::size_t>(K) * static_cast<std::size_t>(rho + 1);
+    std::size_t b = sizeof(Key) * static_cast<std::size_t>(key_slots(rho));
+    if (staged) b += 2 * sizeof(Real) * static_cast<std::size_t>(K) * static_cast<std::size_t>(min_keys_stride);
     return b + 2 * tile_scratch_alignment;
   }
 
-  /// Micro-tile v's sums (rows r + R a, columns c + R b of the block, R =
-  /// rho / M), from coordinates [k0, k0 + kn): row(q, k) and col(q, k) give
-  /// coordinate k of the block's row / column q.
-  template <class Row, class Col>
-  KOKKOS_FORCEINLINE_FUNCTION static void accumulate(Real (&s)[M][M], int r, int c, int R, int kn, const Row& row,
-                                                     const Col& col) {
+  /// A micro-tile's sums over coordinates [0, kn) of what load(k, a, b)
+  /// gives: coordinate k of its MR rows (a) and MC columns (b); unrolled by
+  /// 4 (a whole chunk's kn is known at compile time).
+  template <class Load>
+  KOKKOS_FORCEINLINE_FUNCTION static void accumulate(Real (&s)[MR][MC], const int kn, const Load& load) {
+    TDMAPS_UNROLL_BY(4)
     for (int k = 0; k < kn; ++k) {
-      Real a[M], b[M];
-      for (int u = 0; u < M; ++u) a[u] = row(r + R * u, k);
-      for (int u = 0; u < M; ++u) b[u] = col(c + R * u, k);
-      for (int u = 0; u < M; ++u)
-        for (int w = 0; w < M; ++w) {
+      Real a[MR], b[MC];
+      load(k, a, b);
+      for (int u = 0; u < MR; ++u)
+        for (int w = 0; w < MC; ++w) {
           const Real t = a[u] - b[w];
           s[u][w] += t * t;
         }
     }
   }
 
-  /// The keys of micro-tile (r, c) joined into the block's row and column
-  /// keys (pair_min_keys); into the points' rows of keys where below the
-  /// row's largest at the block's start, krow / kcol (pair_min_k_keys).
-  KOKKOS_FORCEINLINE_FUNCTION void join(const Tile& t, const Real (&s)[M][M], int r, int c, int R, Key* krow,
+  /// The keys of micro-tile (r, c) (rows MR r + u, columns MC c + w of the
+  /// block): its smallest of each row and column into its slots of krow and
+  /// kcol (pair_min_keys: key_slots); into the points' rows of keys where
+  /// below the row's largest at the block's start, krow / kcol
+  /// (pair_min_k_keys).
+  KOKKOS_FORCEINLINE_FUNCTION void join(const Tile& t, const Real (&s)[MR][MC], int r, int c, Key* krow,
                                         Key* kcol) const {
     const bool diag = t.diagonal();
+    const int RC = map.domain.rho / MC, RR = map.domain.rho / MR;  // micro-tiles along a row, a column
     if constexpr (many && has_sum_bound<KeyOf, Key, Real>::value) {
       // A pair's key is made only where its sum is within the row's bound
       // (a NaN never is: it has no key).
       const int k = static_cast<int>(keys.extent(1));
-      Real bc[M];
-      for (int w = 0; w < M; ++w) {
-        const int tj = c + R * w;
+      Real bc[MC];
+      for (int w = 0; w < MC; ++w) {
+        const int tj = MC * c + w;
         bc[w] = tj < t.cols ? key_of.sum_bound(kcol[tj]) : Real(0);
       }
-      for (int u = 0; u < M; ++u) {
-        const int ti = r + R * u;
+      for (int u = 0; u < MR; ++u) {
+        const int ti = MR * r + u;
         if (ti >= t.rows) continue;
         const index_t i = t.i0 + ti;
         const Real br = key_of.sum_bound(krow[ti]);
-        for (int w = 0; w < M; ++w) {
-          const int tj = c + R * w;
+        for (int w = 0; w < MC; ++w) {
+          const int tj = MC * c + w;
           if (tj >= t.cols || (diag && tj >= ti)) continue;  // the pairs j < i
           const Real v = s[u][w];
           if (v <= br) {
@@ -189,12 +225,12 @@ struct PairMinKeysWalk {
       }
     } else if constexpr (many) {
       const int k = static_cast<int>(keys.extent(1));
-      for (int u = 0; u < M; ++u) {
-        const int ti = r + R * u;
+      for (int u = 0; u < MR; ++u) {
+        const int ti = MR * r + u;
         if (ti >= t.rows) continue;
         const index_t i = t.i0 + ti;
-        for (int w = 0; w < M; ++w) {
-          const int tj = c + R * w;
+        for (int w = 0; w < MC; ++w) {
+          const int tj = MC * c + w;
           if (tj >= t.cols || (diag && tj >= ti)) continue;  // the pairs j < i
           const index_t j = t.j0 + tj;
           const Key a = key_of(s[u][w], i, j), b = key_of(s[u][w], j, i);
@@ -207,131 +243,172 @@ struct PairMinKeysWalk {
       // the partners grow with w (rows) and u (columns), so a strict < keeps
       // the smaller partner of equal sums; a NaN sum is taken only first or
       // while the best is NaN (its key is none).
-      Real cs[M];
-      int cu[M];
-      for (int w = 0; w < M; ++w) cs[w] = Real(0), cu[w] = -1;
-      for (int u = 0; u < M; ++u) {
-        const int ti = r + R * u;
+      Real cs[MC];
+      int cu[MC];
+      for (int w = 0; w < MC; ++w) cs[w] = Real(0), cu[w] = -1;
+      for (int u = 0; u < MR; ++u) {
+        const int ti = MR * r + u;
         if (ti >= t.rows) continue;
         Real bs = Real(0);
         int bw = -1;
-        for (int w = 0; w < M; ++w) {
-          const int tj = c + R * w;
+        for (int w = 0; w < MC; ++w) {
+          const int tj = MC * c + w;
           if (tj >= t.cols || (diag && tj >= ti)) continue;  // the pairs j < i
           const Real v = s[u][w];
           if (bw < 0 || v < bs || bs != bs) bs = v, bw = w;
           if (cu[w] < 0 || v < cs[w] || cs[w] != cs[w]) cs[w] = v, cu[w] = u;
         }
-        if (bw >= 0) {
-          const Key a = key_of(bs, t.i0 + ti, t.j0 + c + R * bw);
-          if (a != ~Key(0)) RowMin<Key>::atomic_join(&krow[ti], a);
-        }
+        krow[ti * (RC + 1) + c] = bw >= 0 ? key_of(bs, t.i0 + ti, t.j0 + MC * c + bw) : ~Key(0);
       }
-      for (int w = 0; w < M; ++w)
-        if (cu[w] >= 0) {
-          const Key b = key_of(cs[w], t.j0 + c + R * w, t.i0 + r + R * cu[w]);
-          if (b != ~Key(0)) RowMin<Key>::atomic_join(&kcol[c + R * w], b);
-        }
+      for (int w = 0; w < MC; ++w) {
+        const int tj = MC * c + w;
+        if (tj < t.cols)
+          kcol[tj * (RR + 1) + r] = cu[w] >= 0 ? key_of(cs[w], t.j0 + tj, t.i0 + MR * r + cu[w]) : ~Key(0);
+      }
     } else {
-      Key kc[M];
-      for (int w = 0; w < M; ++w) kc[w] = ~Key(0);
-      for (int u = 0; u < M; ++u) {
-        const int ti = r + R * u;
+      Key kc[MC];
+      for (int w = 0; w < MC; ++w) kc[w] = ~Key(0);
+      for (int u = 0; u < MR; ++u) {
+        const int ti = MR * r + u;
         if (ti >= t.rows) continue;
         const index_t i = t.i0 + ti;
         Key kr = ~Key(0);
-        for (int w = 0; w < M; ++w) {
-          const int tj = c + R * w;
+        for (int w = 0; w < MC; ++w) {
+          const int tj = MC * c + w;
           if (tj >= t.cols || (diag && tj >= ti)) continue;  // the pairs j < i
           const index_t j = t.j0 + tj;
           const Key a = key_of(s[u][w], i, j), b = key_of(s[u][w], j, i);
           kr = a < kr ? a : kr;
           kc[w] = b < kc[w] ? b : kc[w];
         }
-        if (kr != ~Key(0)) RowMin<Key>::atomic_join(&krow[ti], kr);
+        krow[ti * (RC + 1) + c] = kr;
       }
-      for (int w = 0; w < M; ++w)
-        if (kc[w] != ~Key(0)) RowMin<Key>::atomic_join(&kcol[c + R * w], kc[w]);
+      for (int w = 0; w < MC; ++w)
+        if (MC * c + w < t.cols) kcol[(MC * c + w) * (RR + 1) + r] = kc[w];
     }
   }
 
   KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team) const {
     const int rho = map.domain.rho;
-    const int R = rho / M;
+    const int RC = rho / MC;  // micro-tiles along a row of the block
+    const int tiles = (rho / MR) * RC;
     char* base = static_cast<char*>(team.team_scratch(0).get_shmem_aligned(scratch_bytes(rho), tile_scratch_alignment));
     Key* const krow = reinterpret_cast<Key*>(base);
-    Key* const kcol = krow + rho;
-    Real* const srow = reinterpret_cast<Real*>(base + 2 * sizeof(Key) * static_cast<std::size_t>(rho));
-    Real* const scol = srow + K * (rho + 1);
+    Key* const kcol = krow + (many ? rho : rho * (RC + 1));
+    constexpr int S = min_keys_stride;
+    Real* const srow = reinterpret_cast<Real*>(base + sizeof(Key) * static_cast<std::size_t>(key_slots(rho)));
+    Real* const scol = srow + K * S;
     bool busy = false;
     const auto walk = [&](const Tile& t) {
       if (busy) team.team_barrier();  // the previous block's flush has read the keys
       busy = true;
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 2 * rho), [&](const int q) {
-        if constexpr (many) {  // the largest key of the row (its last slot)
+      if constexpr (many) {
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 2 * rho), [&](const int q) {
+          // The largest key of the row (its last slot).
           const int p = q < rho ? q : q - rho;
           krow[q] = p < (q < rho ? t.rows : t.cols)
                         ? load_relaxed(&keys(q < rho ? t.i0 + p : t.j0 + p, static_cast<int>(keys.extent(1)) - 1))
                         : Key(0);
-        } else {
-          krow[q] = ~Key(0);
-        }
-      });
-      team.team_barrier();
+        });
+        team.team_barrier();
+      }
       if constexpr (staged) {
-        // One micro-tile per thread, its sums in registers across the chunks.
+        // One micro-tile per thread, its sums in registers across the chunks;
+        // its rows' and columns' coordinates read as quads.
         const int v = team.team_rank();
-        const int r = v / R, c = v % R;
-        Real s[M][M] = {};
+        const int r = v / RC, c = v % RC;
+        Real s[MR][MC] = {};
+        const Quad* const qrow = reinterpret_cast<const Quad*>(srow + MR * r);
+        const Quad* const qcol = reinterpret_cast<const Quad*>(scol + MC * c);
+        const auto load = [&](const int k, Real(&a)[MR], Real(&b)[MC]) {
+          for (int g = 0; g < MR / 4; ++g) {
+            const Quad q = qrow[k * (S / 4) + g];
+            for (int e = 0; e < 4; ++e) a[4 * g + e] = q.v[e];
+          }
+          for (int g = 0; g < MC / 4; ++g) {
+            const Quad q = qcol[k * (S / 4) + g];
+            for (int e = 0; e < 4; ++e) b[4 * g + e] = q.v[e];
+          }
+        };
+        // Staging. A whole chunk: thread v stages coordinate k0 + v % K of the
+        // block's points v / K + dp i, i < rho / dp (dp = tiles / K, the team's
+        // threads a multiple of K): a warp reads K consecutive coordinates of
+        // a point. The last, partial chunk (kn < K coordinates): thread v
+        // stages coordinates k0 + v / rho + (tiles / rho) i < k0 + kn of the
+        // block's point v % rho: a warp reads one coordinate of consecutive
+        // points.
+        const std::size_t stride = static_cast<std::size_t>(x.stride(0));
+        const Real* const xr = x.data() + static_cast<std::size_t>(t.i0) * stride;  // the block's first row
+        const Real* const xc = x.data() + static_cast<std::size_t>(t.j0) * stride;  // and column
+        const int ks = v % K, pv = v / K, dp = tiles / K, steps = rho / dp;
+        const std::size_t advance = static_cast<std::size_t>(dp) * stride;
+        const std::size_t first = static_cast<std::size_t>(pv) * stride + static_cast<std::size_t>(ks);
         // Chunk [k0, k0 + kn): staged (its kn coordinates only), then summed.
         // The whole chunks take kn = K at compile time, the last one kn's value.
         const auto chunk = [&](const int k0, const auto size) {
           constexpr bool whole = !std::is_same<decltype(size), const int>::value;
-          const int kn = count_of(size);
           if (k0 > 0) team.team_barrier();  // the previous chunk is read
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rho * kn), [&](const int q) {
-            const int p = whole ? q / K : q / kn, k = whole ? q % K : q % kn;
-            srow[k * (rho + 1) + p] = p < t.rows ? x(t.i0 + p, k0 + k) : Real(0);
-            scol[k * (rho + 1) + p] = p < t.cols ? x(t.j0 + p, k0 + k) : Real(0);
-          });
+          if (v < tiles) {
+            if constexpr (whole) {
+              std::size_t o = first + static_cast<std::size_t>(k0);
+              for (int i = 0, p = pv; i < steps; ++i, p += dp, o += advance) {
+                srow[ks * S + p] = p < t.rows ? xr[o] : Real(0);
+                scol[ks * S + p] = p < t.cols ? xc[o] : Real(0);
+              }
+            } else {
+              const int kn = count_of(size), p = v % rho;
+              const std::size_t o = static_cast<std::size_t>(p) * stride + static_cast<std::size_t>(k0);
+              for (int k = v / rho; k < kn; k += tiles / rho) {
+                srow[k * S + p] = p < t.rows ? xr[o + static_cast<std::size_t>(k)] : Real(0);
+                scol[k * S + p] = p < t.cols ? xc[o + static_cast<std::size_t>(k)] : Real(0);
+              }
+            }
+          }
           team.team_barrier();
-          if (v < R * R)
-            accumulate(
-                s, r, c, R, whole ? K : kn, [&](int p, int k) { return srow[k * (rho + 1) + p]; },
-                [&](int p, int k) { return scol[k * (rho + 1) + p]; });
+          if (v < tiles) accumulate(s, count_of(size), load);
         };
         const int full = d - d % K;
         for (int k0 = 0; k0 < full; k0 += K) chunk(k0, std::integral_constant<int, K>());
         if (full < d) chunk(full, d - full);
-        if (v < R * R) join(t, s, r, c, R, krow, kcol);
+        if (v < tiles) join(t, s, r, c, krow, kcol);
       } else {
         // One thread: every micro-tile in turn, the points read in place
         // (rows past the block's edge read its last row; join skips them).
         const std::size_t stride = static_cast<std::size_t>(x.stride(0));
         const Real* const x0 = x.data();
-        for (int v = 0; v < R * R; ++v) {
-          const int r = v / R, c = v % R;
-          const Real* a[M];
-          const Real* b[M];
-          for (int u = 0; u < M; ++u) {
-            const int pr = r + R * u < t.rows ? r + R * u : t.rows - 1;
-            const int pc = c + R * u < t.cols ? c + R * u : t.cols - 1;
-            a[u] = x0 + static_cast<std::size_t>(t.i0 + pr) * stride;
-            b[u] = x0 + static_cast<std::size_t>(t.j0 + pc) * stride;
+        for (int v = 0; v < tiles; ++v) {
+          const int r = v / RC, c = v % RC;
+          const Real* a[MR];
+          const Real* b[MC];
+          for (int u = 0; u < MR; ++u) {
+            const int p = MR * r + u < t.rows ? MR * r + u : t.rows - 1;
+            a[u] = x0 + static_cast<std::size_t>(t.i0 + p) * stride;
           }
-          Real s[M][M] = {};
-          accumulate(
-              s, 0, 0, 1, d, [&](int u, int k) { return a[u][k]; }, [&](int u, int k) { return b[u][k]; });
-          join(t, s, r, c, R, krow, kcol);
+          for (int w = 0; w < MC; ++w) {
+            const int p = MC * c + w < t.cols ? MC * c + w : t.cols - 1;
+            b[w] = x0 + static_cast<std::size_t>(t.j0 + p) * stride;
+          }
+          Real s[MR][MC] = {};
+          accumulate(s, d, [&](const int k, Real(&av)[MR], Real(&bv)[MC]) {
+            for (int u = 0; u < MR; ++u) av[u] = a[u][k];
+            for (int w = 0; w < MC; ++w) bv[w] = b[w][k];
+          });
+          join(t, s, r, c, krow, kcol);
         }
       }
       if constexpr (!many) {
         team.team_barrier();
+        // Each row's and column's smallest of its micro-tiles' keys, one
+        // atomic to `keys` where there is one.
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 2 * rho), [&](const int q) {
-          const Key k = krow[q];
-          if (k == ~Key(0)) return;
-          const index_t p = q < rho ? t.i0 + q : t.j0 + (q - rho);
-          RowMin<Key>::atomic_join(&keys(p), k);
+          const bool col = q >= rho;
+          const int p = col ? q - rho : q;
+          if (p >= (col ? t.cols : t.rows)) return;
+          const int parts = col ? rho / MR : RC;
+          const Key* const part = col ? kcol + p * (rho / MR + 1) : krow + p * (RC + 1);
+          Key k = part[0];
+          for (int e = 1; e < parts; ++e) k = part[e] < k ? part[e] : k;
+          if (k != ~Key(0)) RowMin<Key>::atomic_join(&keys(col ? t.j0 + p : t.i0 + p), k);
         });
       }
     };
