@@ -170,12 +170,12 @@ struct PairMinKeysWalk {
   }
 
   /// A micro-tile's sums over coordinates [0, kn) of what load(k, a, b)
-  /// gives: coordinate k of its MR rows (a) and MC columns (b); unrolled by
-  /// 4 (a whole chunk's kn is known at compile time).
+  /// gives: coordinate k of its MR rows (a) and MC columns (b). pair_min_keys
+  /// unrolls the loop by 4 (a whole chunk's kn is known at compile time);
+  /// pair_min_k_keys does not: its insertions need the registers.
   template <class Load>
   KOKKOS_FORCEINLINE_FUNCTION static void accumulate(Real (&s)[MR][MC], const int kn, const Load& load) {
-    TDMAPS_UNROLL_BY(4)
-    for (int k = 0; k < kn; ++k) {
+    const auto step = [&](const int k) {
       Real a[MR], b[MC];
       load(k, a, b);
       for (int u = 0; u < MR; ++u)
@@ -183,6 +183,12 @@ struct PairMinKeysWalk {
           const Real t = a[u] - b[w];
           s[u][w] += t * t;
         }
+    };
+    if constexpr (many) {
+      for (int k = 0; k < kn; ++k) step(k);
+    } else {
+      TDMAPS_UNROLL_BY(4)
+      for (int k = 0; k < kn; ++k) step(k);
     }
   }
 
@@ -314,20 +320,26 @@ struct PairMinKeysWalk {
       }
       if constexpr (staged) {
         // One micro-tile per thread, its sums in registers across the chunks;
-        // its rows' and columns' coordinates read as quads.
+        // its rows' and columns' coordinates read as quads (pair_min_k_keys:
+        // one by one, fewer registers for its insertions).
         const int v = team.team_rank();
         const int r = v / RC, c = v % RC;
         Real s[MR][MC] = {};
         const Quad* const qrow = reinterpret_cast<const Quad*>(srow + MR * r);
         const Quad* const qcol = reinterpret_cast<const Quad*>(scol + MC * c);
         const auto load = [&](const int k, Real(&a)[MR], Real(&b)[MC]) {
-          for (int g = 0; g < MR / 4; ++g) {
-            const Quad q = qrow[k * (S / 4) + g];
-            for (int e = 0; e < 4; ++e) a[4 * g + e] = q.v[e];
-          }
-          for (int g = 0; g < MC / 4; ++g) {
-            const Quad q = qcol[k * (S / 4) + g];
-            for (int e = 0; e < 4; ++e) b[4 * g + e] = q.v[e];
+          if constexpr (many) {
+            for (int u = 0; u < MR; ++u) a[u] = srow[k * S + MR * r + u];
+            for (int w = 0; w < MC; ++w) b[w] = scol[k * S + MC * c + w];
+          } else {
+            for (int g = 0; g < MR / 4; ++g) {
+              const Quad q = qrow[k * (S / 4) + g];
+              for (int e = 0; e < 4; ++e) a[4 * g + e] = q.v[e];
+            }
+            for (int g = 0; g < MC / 4; ++g) {
+              const Quad q = qcol[k * (S / 4) + g];
+              for (int e = 0; e < 4; ++e) b[4 * g + e] = q.v[e];
+            }
           }
         };
         // Staging. A whole chunk: thread v stages coordinate k0 + v % K of the
