@@ -111,7 +111,7 @@ void min_keys_launch(const ExecSpace& space, const Map& map, int l, index_t begi
     f.count = end - b < max_league_per_launch ? end - b : max_league_per_launch;
     if constexpr (F::many) f.order = SpreadOrder(f.count);
     min_keys_policy_t<ExecSpace> policy(space, static_cast<int>(f.count), team_size, 1);
-    policy.set_scratch_size(0, Kokkos::PerTeam(F::scratch_bytes(rho)));
+    policy.set_scratch_size(0, Kokkos::PerTeam(F::scratch_bytes(rho) + tile_scratch_alignment));  // + alignment slack
     Kokkos::parallel_for(label, policy, f);
   }
 }

@@ -161,12 +161,13 @@ struct PairMinKeysWalk {
     return many ? 2 * rho : rho * (rho / MC + 1) + rho * (rho / MR + 1);
   }
 
-  /// Team scratch: the keys (key_slots); on GPU backends the staged
-  /// coordinates too (K coordinates of the rows, then of the columns).
+  /// Team scratch taken (aligned to tile_scratch_alignment; the launch
+  /// reserves that much more): the keys (key_slots); on GPU backends the
+  /// staged coordinates too (K coordinates of the rows, then of the columns).
   KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes(int rho) {
     std::size_t b = sizeof(Key) * static_cast<std::size_t>(key_slots(rho));
     if (staged) b += 2 * sizeof(Real) * static_cast<std::size_t>(K) * static_cast<std::size_t>(min_keys_stride);
-    return b + 2 * tile_scratch_alignment;
+    return b;
   }
 
   /// A micro-tile's sums over coordinates [0, kn) of what load(k, a, b)
