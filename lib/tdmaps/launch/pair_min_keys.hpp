@@ -45,7 +45,7 @@
 // them goes to `keys` by one atomic.
 // pair_min_k_keys reads each row's largest key (its last slot) once per
 // block; a key below it is inserted into the row by an atomic insertion
-// sort (below, insert_sorted). Its teams take the blocks spread over the
+// sort (detail::insert_sorted). Its teams take the blocks spread over the
 // triangle (SpreadOrder): the blocks of one block row taken at once would
 // all find the row's keys empty and insert every key.
 

@@ -2,12 +2,14 @@
 #define TDMAPS_LAUNCH_DETAIL_PAIR_MIN_KEYS_WALK_HPP
 
 // The walk of tdmaps::pair_min_keys and tdmaps::pair_min_k_keys (one team a
-// block of rho x rho pairs, 4 x 4 sums a thread, the joins of the keys, the
-// atomic insertion sort): tdmaps/launch/pair_min_keys.hpp says what it does.
+// block of rho x rho pairs, 4 x 4 sums a thread, the joins of the keys; the
+// rows' atomic insertion sort and the KeyOf traits in min_keys_rows.hpp):
+// tdmaps/launch/pair_min_keys.hpp says what it does.
 
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/kokkos_ext/intrinsics.hpp>
 #include <tdmaps/launch/detail/make_tile.hpp>
+#include <tdmaps/launch/detail/min_keys_rows.hpp>
 #include <tdmaps/launch/reduce.hpp>
 #include <tdmaps/launch/team_policy.hpp>
 #include <tdmaps/launch/tile.hpp>
@@ -47,67 +49,12 @@ struct alignas(4 * sizeof(Real)) MinKeysQuad {
   Real v[4];
 };
 
-/// A relaxed atomic read of *p (keys other threads change meanwhile).
-template <class T>
-KOKKOS_FORCEINLINE_FUNCTION T load_relaxed(T* p) {
-#if KOKKOS_VERSION >= 40000
-  return static_cast<T>(Kokkos::atomic_load(native(p)));
-#else
-  return *static_cast<volatile T*>(p);
-#endif
-}
-
-/// Inserts `key` into row p of `keys` (n x k, the row sorted ascending), an
-/// insertion sort by atomics that any number of threads may run on one row
-/// at once. Each slot only ever decreases: slot s keeps the smaller of its
-/// key and the carried one (atomic_fetch_min) and the larger is carried on.
-/// A key carried to slot s is no smaller than any key of slots 0 .. s - 1
-/// (it passed them, and they only decreased since), so each atomic keeps
-/// the row sorted, and a key carried past slot k - 1 is dropped with k keys
-/// no larger than it in the row. The carry starts at the first slot above
-/// `key`, found from the end (a slot read before another thread lowers it
-/// only makes the carry start earlier); a row whose last slot is no larger
-/// than `key` is left as it is.
-template <class Keys>
-KOKKOS_FORCEINLINE_FUNCTION void insert_sorted(const Keys& keys, const index_t p, const int k,
-                                               typename Keys::non_const_value_type key) {
-  using Key = typename Keys::non_const_value_type;
-  int s = k;
-  while (s > 0 && load_relaxed(&keys(p, s - 1)) > key) --s;
-  for (; s < k; ++s) {
-    const Key old = static_cast<Key>(Kokkos::atomic_fetch_min(native(&keys(p, s)), native(key)));
-    if (old > key) key = old;  // the larger goes on
-    if (key == ~Key(0)) return;  // it was an empty slot
-  }
-}
-
-/// Whether KeyOf declares `static constexpr bool ordered_by_distance = true`:
-/// key_of(s, self, partner) orders pairs by s, then by the partner, and is
-/// ~0 (none) for a NaN s. pair_min_keys then finds each row's smallest
-/// (s, partner) before making one key of it (the same minimum).
-template <class KeyOf, class = void>
-struct ordered_by_distance : std::false_type {};
-template <class KeyOf>
-struct ordered_by_distance<KeyOf, std::void_t<decltype(KeyOf::ordered_by_distance)>>
-    : std::integral_constant<bool, KeyOf::ordered_by_distance> {};
-
 /// A count given at run time (int) or at compile time (std::integral_constant).
 KOKKOS_FORCEINLINE_FUNCTION constexpr int count_of(const int n) { return n; }
 template <int N>
 KOKKOS_FORCEINLINE_FUNCTION constexpr int count_of(std::integral_constant<int, N>) {
   return N;
 }
-
-/// Whether KeyOf, ordered by distance, gives `Real sum_bound(Key) const`
-/// (pair_min_k_keys then compares each pair's sum with its row's bound
-/// before it makes a key).
-template <class KeyOf, class Key, class Real, class = void>
-struct has_sum_bound : std::false_type {};
-template <class KeyOf, class Key, class Real>
-struct has_sum_bound<KeyOf, Key, Real, std::void_t<decltype(std::declval<const KeyOf&>().sum_bound(std::declval<Key>()))>>
-    : std::integral_constant<bool, ordered_by_distance<KeyOf>::value &&
-                                       std::is_same<decltype(std::declval<const KeyOf&>().sum_bound(std::declval<Key>())),
-                                                    Real>::value> {};
 
 /// Teams of at most 64 threads, 16 of them an SM (64 registers a thread on
 /// CUDA: the occupancy the walk's barriers and global loads need).
