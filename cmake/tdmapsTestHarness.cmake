@@ -19,9 +19,9 @@
 #       teams split into several launches (run_league's omega offsets, UTM's
 #       ThreadFunctor ranges), on leagues the coverage tests can check.
 #   staged_walk.  TDMAPS_FORCE_STAGED_MIN_KEYS, on OpenMP with 64 threads:
-#       the GPU walk of pair_min_keys / pair_min_k_keys (a team of up to 64
-#       threads staging a block's coordinates, its micro-tiles, the team
-#       barriers) on host teams.
+#       the GPU walk of the dimension-tiled walks (pair_min_keys,
+#       pair_min_k_keys and the pair sums: a team of up to 64 threads staging
+#       a block's coordinates, its micro-tiles, the team barriers) on host teams.
 #
 #   tdmaps_add_backend_tests(<set>
 #       HEADERS <test headers>...          on every enabled backend

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -27,6 +28,16 @@ View poisoned(const std::string& label, std::size_t size, typename View::value_t
   View v(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), size);
   Kokkos::deep_copy(v, value);
   return v;
+}
+
+/// n points of d coordinates, row after row, uniform in [-1, 1) (std::mt19937_64, `seed`).
+template <class Real>
+std::vector<Real> uniform_points(index_t n, int d, unsigned seed) {
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<Real> x(std::size_t(n * d));
+  for (auto& v : x) v = static_cast<Real>(u(g));
+  return x;
 }
 
 /// The squared distance of rows i and j of x (n x d, row after row) as the

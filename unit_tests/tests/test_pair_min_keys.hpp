@@ -159,11 +159,7 @@ void check(const std::string& name, index_t n, int d, int rho, const std::vector
 
 template <class Real>
 std::vector<Real> points(index_t n, int d, unsigned seed) {
-  std::mt19937_64 g(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  std::vector<Real> x(std::size_t(n * d));
-  for (auto& v : x) v = static_cast<Real>(u(g));
-  return x;
+  return tdmaps_test::uniform_points<Real>(n, d, seed);
 }
 
 template <class Real>

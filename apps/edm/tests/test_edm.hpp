@@ -18,6 +18,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -608,17 +609,55 @@ TEST(TEST_CATEGORY, edm_large_d_and_automatic_kernel) {
   EXPECT_EQ((edm::resolve_kernel<Space, Lambda, float>(edm::Kernel::element, 4, 32)), edm::Kernel::element);
   // 2 x 32 x 300 doubles of scratch fit no backend's level-0 team scratch:
   // the element kernel instead, never gemm (not bit for bit the direct sum),
-  // whatever d, also past gemm_min_dims.
-  EXPECT_FALSE((edm::tile_fits<Space, double>(32, 300)));
+  // whatever d, also past gemm_min_dims. Where the tile kernel is the
+  // dimension-tiled walk (GPU backends, block side 16 or 32, d >= 5; host
+  // teams under TDMAPS_FORCE_LANE_TILE), it fits at any d.
+  constexpr bool tiled = edm::detail::tiled_walk_v<Space, Kokkos::View<const double**, Kokkos::LayoutRight>, 0>;
+  EXPECT_EQ((edm::tile_fits<Space, double>(32, 300)), tiled);
+  EXPECT_EQ((edm::tile_fits<Space, double>(16, 1 << 20)), tiled);
+  EXPECT_EQ((edm::tile_fits<Space, double>(8, 4000)), false);  // block side 8: never the tiled form
   const int threshold = edm::gemm_min_dims<Space>();
   EXPECT_LE(threshold, 300);
-  EXPECT_EQ((edm::resolve_kernel<Space, Lambda, double>(edm::Kernel::automatic, 300, 32)), edm::Kernel::element);
+  EXPECT_EQ((edm::resolve_kernel<Space, Lambda, double>(edm::Kernel::automatic, 300, 32)),
+            tiled ? edm::Kernel::tile : edm::Kernel::element);
   EXPECT_EQ((edm::resolve_kernel<Space, Lambda, float>(edm::Kernel::automatic, 200, 8)), edm::Kernel::tile);
   EXPECT_EQ((edm::resolve_kernel<Space, Lambda, double>(edm::Kernel::gemm, 4, 32)), edm::Kernel::gemm);  // asked for
   // A thread-space map cannot run the tile kernel at any d.
   for (const int d : {threshold - 1, threshold, 300})
     EXPECT_EQ((edm::resolve_kernel<Space, tdmaps::UpperTriangularMap, float>(edm::Kernel::automatic, d, 8)),
               edm::Kernel::element);
+}
+
+// The tile kernel's distances are the element kernel's, bit for bit, at
+// any d where its scratch fits (its dimension-tiled form on GPU backends at
+// d >= 5: every d), every layout, both block sides of that form, NaN
+// coordinates included.
+TEST(TEST_CATEGORY, edm_tile_equals_element_bit_for_bit_at_any_d) {
+  const auto one = [](auto real, index_t n, int d, int rho, edm::Layout layout, bool symmetric) {
+    using Real = decltype(real);
+    if (!edm::tile_fits<Space, Real>(rho, d)) return;
+    auto x = random_points<Real>(n, d, base_seed + static_cast<unsigned>(n * d + rho));
+    x[std::size_t(5 * d + d / 2)] = std::numeric_limits<Real>::quiet_NaN();  // point 5
+    const auto dx = to_device(x, n, d);
+    const tdmaps::LambdaMap<> map(edm::make_domain(n, rho, layout));
+    auto a = poisoned_output<Real>(layout, n), b = poisoned_output<Real>(layout, n);
+    edm::edm(Space(), dx, a, map, layout, edm::Kernel::element, symmetric);
+    edm::edm(Space(), dx, b, map, layout, edm::Kernel::tile, symmetric);
+    const auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+    const auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
+    index_t bad = 0, first = -1;
+    for (std::size_t k = 0; k < ha.extent(0); ++k)
+      if (std::memcmp(&ha(k), &hb(k), sizeof(Real)) != 0 && bad++ == 0) first = static_cast<index_t>(k);
+    EXPECT_EQ(bad, 0) << "n = " << n << " d = " << d << " rho = " << rho << " " << edm::layout_name(layout)
+                      << (symmetric ? " symmetric" : "") << (sizeof(Real) == 4 ? " fp32" : " fp64")
+                      << ": first differing element " << first;
+  };
+  for (const int d : {5, 17, 40, 130})
+    for (const int rho : {16, 32})
+      for (const auto& l : layouts()) {
+        one(float(), 77, d, rho, l.layout, l.symmetric);
+        one(double(), 45, d, rho, l.layout, l.symmetric);
+      }
 }
 
 TEST(TEST_CATEGORY, edm_rejects_bad_arguments) {

@@ -1,7 +1,7 @@
 // The EDM past device memory and without the matrix: edm_chunk (any chunk
 // edges) bit for bit against the whole matrix of the element kernel, and the
-// reductions (pair_histogram, count_within, nearest_neighbour), whole and by
-// omega ranges, against host nested loops; the histogram's bins against a
+// reductions (pair_histogram, count_within, nearest_neighbour), whole, by
+// omega ranges and by parts, against host nested loops; the histogram's bins against a
 // table of NumPy's edges (np.linspace) on distances placed on every edge.
 #include <tdmaps/edm.hpp>
 #include <tdmaps/edm/chunk.hpp>
@@ -152,6 +152,17 @@ void check_reductions(index_t n, int d, int parts, unsigned seed) {
     c = edm::count_within(Space(), x, map, radius);
     edm::nearest_neighbour(Space(), x, map, idx, dist);
   } else if constexpr (ranges) {
+    // The _part forms (MPI ranks' calls), added up: the same bins and count.
+    Kokkos::View<std::int64_t*, Mem> hp("hp", bins);
+    index_t cp = 0;
+    for (int p = 0; p < parts; ++p) {
+      edm::pair_histogram_part(Space(), x, map, p, parts, rmax, hp);
+      cp += edm::count_within_part(Space(), x, map, p, parts, radius);
+    }
+    EXPECT_EQ(cp, count) << Map::name << " n = " << n << " d = " << d << " _part x " << parts;
+    auto ghp = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), hp);
+    for (int b = 0; b < bins; ++b)
+      EXPECT_EQ(ghp(b), hist[std::size_t(b)]) << Map::name << " n = " << n << " d = " << d << " _part bin " << b;
     Kokkos::View<edm::NearestKey*, Mem> keys("keys", static_cast<std::size_t>(n));
     Kokkos::deep_copy(keys, edm::nearest_init());
     for (int p = 0; p < parts; ++p) {
@@ -230,7 +241,7 @@ TEST(TEST_CATEGORY, edm_chunk_rejects_bad_arguments) {
 
 TEST(TEST_CATEGORY, edm_reductions_match_the_oracle) {
   for (index_t n : {2, 3, 33, 150, 301}) {
-    for (int d : {1, 2, 3, 4, 6}) {
+    for (int d : {1, 2, 3, 4, 6, 17}) {  // d >= 5: the dimension-tiled walks on GPU backends
       check_reductions<double, tdmaps::LambdaMap<>>(n, d, 0, 11u + static_cast<unsigned>(n));
       check_reductions<float, tdmaps::LambdaMap<>>(n, d, 0, 13u + static_cast<unsigned>(n));
       check_reductions<double, tdmaps::BoundingBoxMap>(n, d, 3, 17u + static_cast<unsigned>(n));

@@ -33,7 +33,7 @@
 // The dimensions are walked as a GEMM walks its k loop, with the exact
 // difference form instead of a product: a team takes a block of rho x rho
 // pairs, and each of its threads keeps a micro-tile of sums in registers
-// (detail::min_keys_rows x min_keys_cols pairs: rows and columns next to
+// (detail::tiled_rows x tiled_cols pairs: rows and columns next to
 // each other in the block). On GPU backends the team stages the block's
 // rows and columns 16 coordinates at a time in team scratch, and each
 // thread reads a step's coordinates of its rows and of its columns as
@@ -67,8 +67,8 @@
 
 namespace tdmaps {
 
-/// The block sides pair_min_keys takes (a team of detail::min_keys_team(rho) threads on GPU backends).
-inline bool pair_min_keys_block_side(int rho) { return rho == 16 || rho == 32; }
+/// The block sides pair_min_keys takes (a team of detail::tiled_team(rho) threads on GPU backends).
+inline bool pair_min_keys_block_side(int rho) { return detail::tiled_block_side(rho); }
 
 namespace detail {
 /// The largest k pair_min_k_keys takes.
@@ -76,22 +76,13 @@ constexpr int max_min_k = 1 << 20;
 
 template <class Map, class Points, class Keys>
 void check_min_keys(const Map& map, const Points& points, const Keys& keys, const char* what) {
-  static_assert(is_block_space_map_v<Map>, "tdmaps::pair_min_keys: a block-space map (bb, lambda, rb, rec, hadouken)");
-  static_assert(Kokkos::is_view<Points>::value && Points::rank == 2 &&
-                    std::is_same<typename Points::array_layout, Kokkos::LayoutRight>::value,
-                "tdmaps::pair_min_keys: points is an n x d LayoutRight View");
   static_assert(Kokkos::is_view<Keys>::value && std::is_same<typename Keys::value_type, std::uint64_t>::value,
                 "tdmaps::pair_min_keys: keys is a writable View of std::uint64_t");
+  check_tiled(map, points, what);
   const std::string w(what);
-  const int rho = map.domain.rho;
-  if (!pair_min_keys_block_side(rho))
-    throw std::invalid_argument(w + ": block side " + std::to_string(rho) + " (need 16 or 32)");
-  const index_t n = map.domain.n;
-  if (static_cast<index_t>(points.extent(0)) != n || static_cast<index_t>(keys.extent(0)) != n)
-    throw std::invalid_argument(w + ": " + std::to_string(points.extent(0)) + " points and " +
-                                std::to_string(keys.extent(0)) + " rows of keys for a domain of " + std::to_string(n));
-  if (points.extent(1) < 1 || points.extent(1) > static_cast<std::size_t>(1) << 30)
-    throw std::invalid_argument(w + ": d = " + std::to_string(points.extent(1)) + " (need 1 .. 2^30)");
+  if (static_cast<index_t>(keys.extent(0)) != map.domain.n)
+    throw std::invalid_argument(w + ": " + std::to_string(keys.extent(0)) + " rows of keys for a domain of " +
+                                std::to_string(map.domain.n));
   if constexpr (Keys::rank == 2)
     if (keys.extent(1) < 1 || keys.extent(1) > static_cast<std::size_t>(max_min_k))
       throw std::invalid_argument(w + ": k = " + std::to_string(keys.extent(1)) + " keys a point (need 1 .. " +
@@ -105,12 +96,12 @@ void min_keys_launch(const ExecSpace& space, const Map& map, int l, index_t begi
   using F = PairMinKeysWalk<ExecSpace, Map, Points, Keys, KeyOf>;
   const int rho = map.domain.rho;
   F f{map, points, keys, key_of, static_cast<int>(points.extent(1)), l, 0, 0, SpreadOrder()};
-  const int team_size = F::staged ? min_keys_team(rho) : 1;
+  const int team_size = F::staged ? tiled_team(rho) : 1;
   for (index_t b = begin; b < end; b += max_league_per_launch) {
     f.offset = b;
     f.count = end - b < max_league_per_launch ? end - b : max_league_per_launch;
     if constexpr (F::many) f.order = SpreadOrder(f.count);
-    min_keys_policy_t<ExecSpace> policy(space, static_cast<int>(f.count), team_size, 1);
+    tiled_policy_t<ExecSpace> policy(space, static_cast<int>(f.count), team_size, 1);
     policy.set_scratch_size(0, Kokkos::PerTeam(F::scratch_bytes(rho) + tile_scratch_alignment));  // + alignment slack
     Kokkos::parallel_for(label, policy, f);
   }

@@ -2,14 +2,16 @@
 #define TDMAPS_LAUNCH_DETAIL_PAIR_MIN_KEYS_WALK_HPP
 
 // The walk of tdmaps::pair_min_keys and tdmaps::pair_min_k_keys (one team a
-// block of rho x rho pairs, 4 x 4 sums a thread, the joins of the keys; the
-// rows' atomic insertion sort and the KeyOf traits in min_keys_rows.hpp):
+// block of rho x rho pairs, its sums by tiled_block_sums.hpp, the joins of
+// the keys; the rows' atomic insertion sort and the KeyOf traits in
+// min_keys_rows.hpp):
 // tdmaps/launch/pair_min_keys.hpp says what it does.
 
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/kokkos_ext/intrinsics.hpp>
 #include <tdmaps/launch/detail/make_tile.hpp>
 #include <tdmaps/launch/detail/min_keys_rows.hpp>
+#include <tdmaps/launch/detail/tiled_block_sums.hpp>
 #include <tdmaps/launch/reduce.hpp>
 #include <tdmaps/launch/team_policy.hpp>
 #include <tdmaps/launch/tile.hpp>
@@ -26,63 +28,13 @@ namespace tdmaps {
 
 namespace detail {
 
-/// The micro-tile of a thread: min_keys_rows x min_keys_cols pairs (rows and
-/// columns next to each other in the block).
-constexpr int min_keys_rows = 4;
-constexpr int min_keys_cols = 4;
-/// Coordinates a team stages at a time (GPU backends).
-constexpr int min_keys_chunk = 16;
-/// The staged coordinates' stride (GPU backends): coordinate k of the
-/// block's point p is at k * min_keys_stride + p (block sides up to 32; a
-/// multiple of 4: every quad aligned).
-constexpr int min_keys_stride = 36;
-/// The threads of a team on GPU backends: one a micro-tile of the block
-/// (block side 16 or 32: a multiple of min_keys_chunk).
-KOKKOS_FORCEINLINE_FUNCTION constexpr int min_keys_team(int rho) {
-  return (rho / min_keys_rows) * (rho / min_keys_cols);
-}
-
-/// Four coordinates of consecutive points of a block, one aligned load (the
-/// staged walk reads a micro-tile's rows and columns with vector loads).
-template <class Real>
-struct alignas(4 * sizeof(Real)) MinKeysQuad {
-  Real v[4];
-};
-
-/// A count given at run time (int) or at compile time (std::integral_constant).
-KOKKOS_FORCEINLINE_FUNCTION constexpr int count_of(const int n) { return n; }
-template <int N>
-KOKKOS_FORCEINLINE_FUNCTION constexpr int count_of(std::integral_constant<int, N>) {
-  return N;
-}
-
-/// Teams of at most 64 threads, 16 of them an SM (64 registers a thread on
-/// CUDA: the occupancy the walk's barriers and global loads need).
-template <class ExecSpace>
-using min_keys_policy_t = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<64, 16>, Kokkos::IndexType<int>>;
-
-/// TDMAPS_FORCE_STAGED_MIN_KEYS (tests): host backends take the GPU walk
-/// (a team of min_keys_team(rho) threads staging the coordinates, its barriers), so
-/// that its index math is checked without a GPU.
-#if defined(TDMAPS_FORCE_STAGED_MIN_KEYS)
-constexpr bool force_staged_min_keys = true;
-#else
-constexpr bool force_staged_min_keys = false;
-#endif
-/// Whether ExecSpace takes the GPU walk.
-template <class ExecSpace>
-constexpr bool min_keys_staged = is_gpu_space<ExecSpace>::value || force_staged_min_keys;
-
 template <class ExecSpace, class Map, class Points, class Keys, class KeyOf>
 struct PairMinKeysWalk {
   using Real = typename Points::non_const_value_type;
   using Key = typename Keys::non_const_value_type;
-  using Quad = MinKeysQuad<Real>;
-  static constexpr int MR = min_keys_rows;
-  static constexpr int MC = min_keys_cols;
-  static constexpr int K = min_keys_chunk;
-  static_assert(MR % 4 == 0 && MC % 4 == 0, "tdmaps: a micro-tile's sides are whole quads");
-  static constexpr bool staged = min_keys_staged<ExecSpace>;
+  static constexpr int MR = tiled_rows;
+  static constexpr int MC = tiled_cols;
+  static constexpr bool staged = tiled_staged<ExecSpace>;
   /// pair_min_k_keys: an n x k row of keys per point; pair_min_keys: one key.
   static constexpr bool many = Keys::rank == 2;
 
@@ -110,34 +62,11 @@ struct PairMinKeysWalk {
 
   /// Team scratch taken (aligned to tile_scratch_alignment; the launch
   /// reserves that much more): the keys (key_slots); on GPU backends the
-  /// staged coordinates too (K coordinates of the rows, then of the columns).
+  /// staged coordinates too (tiled_staging_bytes).
   KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes(int rho) {
     std::size_t b = sizeof(Key) * static_cast<std::size_t>(key_slots(rho));
-    if (staged) b += 2 * sizeof(Real) * static_cast<std::size_t>(K) * static_cast<std::size_t>(min_keys_stride);
+    if (staged) b += tiled_staging_bytes<Real>();
     return b;
-  }
-
-  /// A micro-tile's sums over coordinates [0, kn) of what load(k, a, b)
-  /// gives: coordinate k of its MR rows (a) and MC columns (b). pair_min_keys
-  /// unrolls the loop by 4 (a whole chunk's kn is known at compile time);
-  /// pair_min_k_keys does not: its insertions need the registers.
-  template <class Load>
-  KOKKOS_FORCEINLINE_FUNCTION static void accumulate(Real (&s)[MR][MC], const int kn, const Load& load) {
-    const auto step = [&](const int k) {
-      Real a[MR], b[MC];
-      load(k, a, b);
-      for (int u = 0; u < MR; ++u)
-        for (int w = 0; w < MC; ++w) {
-          const Real t = a[u] - b[w];
-          s[u][w] += t * t;
-        }
-    };
-    if constexpr (many) {
-      for (int k = 0; k < kn; ++k) step(k);
-    } else {
-      TDMAPS_UNROLL_BY(4)
-      for (int k = 0; k < kn; ++k) step(k);
-    }
   }
 
   /// The keys of micro-tile (r, c) (rows MR r + u, columns MC c + w of the
@@ -245,13 +174,11 @@ struct PairMinKeysWalk {
   KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team) const {
     const int rho = map.domain.rho;
     const int RC = rho / MC;  // micro-tiles along a row of the block
-    const int tiles = (rho / MR) * RC;
     char* base = static_cast<char*>(team.team_scratch(0).get_shmem_aligned(scratch_bytes(rho), tile_scratch_alignment));
     Key* const krow = reinterpret_cast<Key*>(base);
     Key* const kcol = krow + (many ? rho : rho * (RC + 1));
-    constexpr int S = min_keys_stride;
     Real* const srow = reinterpret_cast<Real*>(base + sizeof(Key) * static_cast<std::size_t>(key_slots(rho)));
-    Real* const scol = srow + K * S;
+    Real* const scol = srow + tiled_chunk * tiled_stride;
     bool busy = false;
     const auto walk = [&](const Tile& t) {
       if (busy) team.team_barrier();  // the previous block's flush has read the keys
@@ -266,96 +193,12 @@ struct PairMinKeysWalk {
         });
         team.team_barrier();
       }
-      if constexpr (staged) {
-        // One micro-tile per thread, its sums in registers across the chunks;
-        // its rows' and columns' coordinates read as quads (pair_min_k_keys:
-        // one by one, fewer registers for its insertions).
-        const int v = team.team_rank();
-        const int r = v / RC, c = v % RC;
-        Real s[MR][MC] = {};
-        const Quad* const qrow = reinterpret_cast<const Quad*>(srow + MR * r);
-        const Quad* const qcol = reinterpret_cast<const Quad*>(scol + MC * c);
-        const auto load = [&](const int k, Real(&a)[MR], Real(&b)[MC]) {
-          if constexpr (many) {
-            for (int u = 0; u < MR; ++u) a[u] = srow[k * S + MR * r + u];
-            for (int w = 0; w < MC; ++w) b[w] = scol[k * S + MC * c + w];
-          } else {
-            for (int g = 0; g < MR / 4; ++g) {
-              const Quad q = qrow[k * (S / 4) + g];
-              for (int e = 0; e < 4; ++e) a[4 * g + e] = q.v[e];
-            }
-            for (int g = 0; g < MC / 4; ++g) {
-              const Quad q = qcol[k * (S / 4) + g];
-              for (int e = 0; e < 4; ++e) b[4 * g + e] = q.v[e];
-            }
-          }
-        };
-        // Staging. A whole chunk: thread v stages coordinate k0 + v % K of the
-        // block's points v / K + dp i, i < rho / dp (dp = tiles / K, the team's
-        // threads a multiple of K): a warp reads K consecutive coordinates of
-        // a point. The last, partial chunk (kn < K coordinates): thread v
-        // stages coordinates k0 + v / rho + (tiles / rho) i < k0 + kn of the
-        // block's point v % rho: a warp reads one coordinate of consecutive
-        // points.
-        const std::size_t stride = static_cast<std::size_t>(x.stride(0));
-        const Real* const xr = x.data() + static_cast<std::size_t>(t.i0) * stride;  // the block's first row
-        const Real* const xc = x.data() + static_cast<std::size_t>(t.j0) * stride;  // and column
-        const int ks = v % K, pv = v / K, dp = tiles / K, steps = rho / dp;
-        const std::size_t advance = static_cast<std::size_t>(dp) * stride;
-        const std::size_t first = static_cast<std::size_t>(pv) * stride + static_cast<std::size_t>(ks);
-        // Chunk [k0, k0 + kn): staged (its kn coordinates only), then summed.
-        // The whole chunks take kn = K at compile time, the last one kn's value.
-        const auto chunk = [&](const int k0, const auto size) {
-          constexpr bool whole = !std::is_same<decltype(size), const int>::value;
-          if (k0 > 0) team.team_barrier();  // the previous chunk is read
-          if (v < tiles) {
-            if constexpr (whole) {
-              std::size_t o = first + static_cast<std::size_t>(k0);
-              for (int i = 0, p = pv; i < steps; ++i, p += dp, o += advance) {
-                srow[ks * S + p] = p < t.rows ? xr[o] : Real(0);
-                scol[ks * S + p] = p < t.cols ? xc[o] : Real(0);
-              }
-            } else {
-              const int kn = count_of(size), p = v % rho;
-              const std::size_t o = static_cast<std::size_t>(p) * stride + static_cast<std::size_t>(k0);
-              for (int k = v / rho; k < kn; k += tiles / rho) {
-                srow[k * S + p] = p < t.rows ? xr[o + static_cast<std::size_t>(k)] : Real(0);
-                scol[k * S + p] = p < t.cols ? xc[o + static_cast<std::size_t>(k)] : Real(0);
-              }
-            }
-          }
-          team.team_barrier();
-          if (v < tiles) accumulate(s, count_of(size), load);
-        };
-        const int full = d - d % K;
-        for (int k0 = 0; k0 < full; k0 += K) chunk(k0, std::integral_constant<int, K>());
-        if (full < d) chunk(full, d - full);
-        if (v < tiles) join(t, s, r, c, krow, kcol);
-      } else {
-        // One thread: every micro-tile in turn, the points read in place
-        // (rows past the block's edge read its last row; join skips them).
-        const std::size_t stride = static_cast<std::size_t>(x.stride(0));
-        const Real* const x0 = x.data();
-        for (int v = 0; v < tiles; ++v) {
-          const int r = v / RC, c = v % RC;
-          const Real* a[MR];
-          const Real* b[MC];
-          for (int u = 0; u < MR; ++u) {
-            const int p = MR * r + u < t.rows ? MR * r + u : t.rows - 1;
-            a[u] = x0 + static_cast<std::size_t>(t.i0 + p) * stride;
-          }
-          for (int w = 0; w < MC; ++w) {
-            const int p = MC * c + w < t.cols ? MC * c + w : t.cols - 1;
-            b[w] = x0 + static_cast<std::size_t>(t.j0 + p) * stride;
-          }
-          Real s[MR][MC] = {};
-          accumulate(s, d, [&](const int k, Real(&av)[MR], Real(&bv)[MC]) {
-            for (int u = 0; u < MR; ++u) av[u] = a[u][k];
-            for (int w = 0; w < MC; ++w) bv[w] = b[w][k];
-          });
-          join(t, s, r, c, krow, kcol);
-        }
-      }
+      // pair_min_k_keys reads the coordinates one by one (Lean): fewer
+      // registers for its insertions.
+      tiled_block_sums<staged, many>(team, t, x.data(), static_cast<std::size_t>(x.stride(0)), d, rho, srow, scol,
+                                     [&](const Real(&s)[MR][MC], const int r, const int c) {
+                                       join(t, s, r, c, krow, kcol);
+                                     });
       if constexpr (!many) {
         team.team_barrier();
         // Each row's and column's smallest of its micro-tiles' keys, one

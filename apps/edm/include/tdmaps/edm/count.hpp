@@ -9,10 +9,12 @@
 #include <tdmaps/edm/element.hpp>
 #include <tdmaps/edm/pair_column.hpp>
 #include <tdmaps/edm/point_law.hpp>
+#include <tdmaps/edm/tiled.hpp>
 #include <tdmaps/kokkos_ext/lanes.hpp>
 #include <tdmaps/launch/hints.hpp>
 #include <tdmaps/launch/omega_range.hpp>
 #include <tdmaps/launch/pair_reduce_law.hpp>
+#include <tdmaps/launch/pair_sums.hpp>
 #include <tdmaps/launch/reduce.hpp>
 #include <tdmaps/maps/map_concept.hpp>
 
@@ -100,15 +102,27 @@ struct CountLaw : PointLaw<Real, D> {
   }
 };
 
+/// count_within's law for the dimension-tiled walk (reduce_pair_sums): the
+/// pair's squared distance below sq_threshold(radius), as CountKernel's.
+template <class Real>
+struct CountSums {
+  Real threshold;
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(const Real s, const index_t, const index_t, index_t& c) const {
+    c += s < threshold ? 1 : 0;
+  }
+};
+
 /// The checks and the dims dispatch of the count_within overloads: on GPU
 /// backends (lane_width > 1), points of D = 2 .. 4 back to back and `whole`
 /// (the pairs of part `part` of `parts`: a whole triangle or a part of a
-/// one-launch map) take CountLaw through reduce_pair_law; otherwise `launch`
-/// runs reduce_pairs with the kernel, the reducer and the label.
+/// one-launch map) take CountLaw through reduce_pair_law; points of d >= 5
+/// (tiled_walk) take CountSums through reduce_pair_sums over the whole
+/// triangle (range null) or `*range` (a one-launch map's); otherwise
+/// `launch` runs reduce_pairs with the kernel, the reducer and the label.
 template <class ExecSpace, class Points, class Map, class Launch>
 index_t count_within_with(const ExecSpace& space, const Points& points, const Map& map, double radius, bool whole,
-                          index_t part, index_t parts, const LaunchHints& hints, const char* who,
-                          const Launch& launch) {
+                          const OmegaRange* range, index_t part, index_t parts, const LaunchHints& hints,
+                          const char* who, const Launch& launch) {
   using Real = typename Points::non_const_value_type;
   check_points<Real>(points, who);
   check_map(map, points.extent(0), who);
@@ -133,7 +147,19 @@ index_t count_within_with(const ExecSpace& space, const Points& points, const Ma
         return;
       }
     }
-    (void)space, (void)whole, (void)part, (void)parts;
+    if constexpr (tiled_walk_v<ExecSpace, Points, D> && is_block_space_map_v<Map>) {
+      if (tiled_walk(points, map) && (range == nullptr || !is_multi_launch_map_v<Map>)) {
+        const CountSums<Real> law{sq_threshold(static_cast<Real>(radius))};
+        if constexpr (!is_multi_launch_map_v<Map>)
+          if (range != nullptr) {
+            reduce_pair_sums(space, map, *range, points, law, Kokkos::Sum<index_t>(c), label);
+            return;
+          }
+        reduce_pair_sums(space, map, points, law, Kokkos::Sum<index_t>(c), label);
+        return;
+      }
+    }
+    (void)space, (void)whole, (void)range, (void)part, (void)parts;
     launch(count_kernel<D>(points, radius), Kokkos::Sum<index_t>(c), label);
   });
   return c;
@@ -145,7 +171,7 @@ template <class ExecSpace, class Points, class Map>
 index_t count_within(const ExecSpace& space, const Points& points, const Map& map, const OmegaRange& range,
                      double radius, const LaunchHints& hints = LaunchHints()) {
   const bool whole = range.begin == 0 && range.end == tdmaps::detail::league_size(map, 0);
-  return detail::count_within_with(space, points, map, radius, whole, 0, 1, hints, "tdmaps::edm::count_within",
+  return detail::count_within_with(space, points, map, radius, whole, &range, 0, 1, hints, "tdmaps::edm::count_within",
                                    [&](const auto& kernel, const auto& sum, const std::string& label) {
                                      reduce_pairs(space, map, range, kernel, sum, label, hints);
                                    });
@@ -155,7 +181,7 @@ index_t count_within(const ExecSpace& space, const Points& points, const Map& ma
 template <class ExecSpace, class Points, class Map>
 index_t count_within(const ExecSpace& space, const Points& points, const Map& map, double radius,
                      const LaunchHints& hints = LaunchHints()) {
-  return detail::count_within_with(space, points, map, radius, is_block_space_map_v<Map>, 0, 1, hints,
+  return detail::count_within_with(space, points, map, radius, is_block_space_map_v<Map>, nullptr, 0, 1, hints,
                                    "tdmaps::edm::count_within",
                                    [&](const auto& kernel, const auto& sum, const std::string& label) {
                                      reduce_pairs(space, map, kernel, sum, label, hints);
@@ -174,10 +200,11 @@ index_t count_within_part(const ExecSpace& space, const Points& points, const Ma
   if (parts < 1 || part < 0 || part >= parts)
     throw std::invalid_argument("tdmaps::edm::count_within_part: part " + std::to_string(part) + " of " +
                                 std::to_string(parts) + " (need parts >= 1 and 0 <= part < parts)");
-  return detail::count_within_with(space, points, map, radius, true, part, parts, hints,
+  const OmegaRange mine = omega_range(map, part, parts);
+  return detail::count_within_with(space, points, map, radius, true, &mine, part, parts, hints,
                                    "tdmaps::edm::count_within_part",
                                    [&](const auto& kernel, const auto& sum, const std::string& label) {
-                                     reduce_pairs(space, map, omega_range(map, part, parts), kernel, sum, label, hints);
+                                     reduce_pairs(space, map, mine, kernel, sum, label, hints);
                                    });
 }
 

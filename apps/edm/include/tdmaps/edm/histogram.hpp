@@ -18,10 +18,12 @@
 #include <tdmaps/edm/element.hpp>
 #include <tdmaps/edm/pair_column.hpp>
 #include <tdmaps/edm/point_law.hpp>
+#include <tdmaps/edm/tiled.hpp>
 #include <tdmaps/kokkos_ext/lanes.hpp>
 #include <tdmaps/launch/hints.hpp>
 #include <tdmaps/launch/omega_range.hpp>
 #include <tdmaps/launch/pair_reduce_law.hpp>
+#include <tdmaps/launch/pair_sums.hpp>
 #include <tdmaps/launch/reduce.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -206,6 +208,39 @@ bool histogram_law_if(const ExecSpace& space, const Points& points, const Map& m
   return false;
 }
 
+/// pair_histogram's law for the dimension-tiled walk (histogram_pair_sums):
+/// the bin of the distance of the pair's squared distance, as HistogramKernel's.
+template <class Real>
+struct BinSums {
+  HistBins<Real> bin;
+  KOKKOS_FORCEINLINE_FUNCTION int operator()(const Real s, const index_t, const index_t) const {
+    return bin(sqrt_real(s));
+  }
+};
+
+/// Points of d >= 5 (tiled_walk): BinSums through histogram_pair_sums over
+/// the whole triangle (range null) or `*range` (a one-launch map's), and
+/// true; otherwise false (the caller runs histogram_pairs).
+template <class ExecSpace, class Points, class Map, class Counts, int D>
+bool histogram_tiled_if(const ExecSpace& space, const Points& points, const Map& map, const OmegaRange* range,
+                        double rmax, const Counts& counts, const std::string& label, std::integral_constant<int, D>) {
+  if constexpr (tiled_walk_v<ExecSpace, Points, D>) {
+    if (!tiled_walk(points, map)) return false;
+    using Real = typename Points::non_const_value_type;
+    const BinSums<Real> law{make_bins<Real>(rmax, static_cast<int>(counts.extent(0)))};
+    if (range == nullptr) {
+      histogram_pair_sums(space, map, points, law, counts, label);
+      return true;
+    }
+    if constexpr (!is_multi_launch_map_v<Map>) {
+      histogram_pair_sums(space, map, *range, points, law, counts, label);
+      return true;
+    }
+  }
+  (void)space, (void)points, (void)map, (void)range, (void)rmax, (void)counts, (void)label;
+  return false;
+}
+
 }  // namespace detail
 
 /// pair_histogram over the omegas of `range` (reduce.hpp).
@@ -218,6 +253,7 @@ void pair_histogram(const ExecSpace& space, const Points& points, const Map& map
     if (range.begin == 0 && range.end == tdmaps::detail::league_size(map, 0) &&
         detail::histogram_law_if(space, points, map, 0, 1, rmax, counts, hints, label, dims))
       return;
+    if (detail::histogram_tiled_if(space, points, map, &range, rmax, counts, label, dims)) return;
     histogram_pairs(space, map, range, detail::histogram_kernel<decltype(dims)::value>(points, rmax, counts), counts,
                     label, hints);
   });
@@ -231,6 +267,7 @@ void pair_histogram(const ExecSpace& space, const Points& points, const Map& map
   const std::string label = std::string("tdmaps::edm::histogram::") + Map::name;
   detail::with_dims(points, [&](auto dims) {
     if (detail::histogram_law_if(space, points, map, 0, 1, rmax, counts, hints, label, dims)) return;
+    if (detail::histogram_tiled_if(space, points, map, nullptr, rmax, counts, label, dims)) return;
     histogram_pairs(space, map, detail::histogram_kernel<decltype(dims)::value>(points, rmax, counts), counts, label,
                     hints);
   });
@@ -252,7 +289,9 @@ void pair_histogram_part(const ExecSpace& space, const Points& points, const Map
   const std::string label = std::string("tdmaps::edm::histogram::") + Map::name;
   detail::with_dims(points, [&](auto dims) {
     if (detail::histogram_law_if(space, points, map, part, parts, rmax, counts, hints, label, dims)) return;
-    histogram_pairs(space, map, omega_range(map, part, parts),
+    const OmegaRange mine = omega_range(map, part, parts);
+    if (detail::histogram_tiled_if(space, points, map, &mine, rmax, counts, label, dims)) return;
+    histogram_pairs(space, map, mine,
                     detail::histogram_kernel<decltype(dims)::value>(points, rmax, counts), counts, label, hints);
   });
 }

@@ -17,8 +17,11 @@
 //       whole triangle or a part take the public reduce form of the pair-law
 //       walk (tdmaps::reduce_pair_law, histogram_pair_law: a count per lane
 //       in registers, a histogram's bins in team scratch; the same pairs and
-//       bins as the element walk, point_law.hpp); a range and every other
-//       case take reduce_pairs and histogram_pairs.
+//       bins as the element walk, point_law.hpp); points of d >= 5
+//       coordinates at block side 16 or 32, whole, a range or a part, take
+//       the dimension-tiled walk (tdmaps::reduce_pair_sums,
+//       histogram_pair_sums: pair_min_keys' sums, the same pairs and bins);
+//       every other case takes reduce_pairs and histogram_pairs.
 //   nearest_neighbour(space, points, map[, range], keys)
 //       keys(i) = the nearest other point of i, as a NearestKey (decode with
 //       nearest_index / nearest_distance); ties go to the smaller index.
@@ -49,6 +52,7 @@
 #include <tdmaps/edm/nearest_law.hpp>
 #include <tdmaps/edm/pair_column.hpp>
 #include <tdmaps/edm/point_law.hpp>
+#include <tdmaps/edm/tiled.hpp>
 #include <tdmaps/launch/hints.hpp>
 #include <tdmaps/kokkos_ext/lanes.hpp>
 #include <tdmaps/launch/omega_range.hpp>
@@ -165,24 +169,6 @@ struct TiledNearestIndex {
   }
 };
 
-/// Whether the dimension-tiled walk takes a nearest neighbour: GPU backends,
-/// LayoutRight points without a fixed dimension (D = 0: the generic sum)
-/// (tiled_nearest_v), of d >= 5 coordinates, block side 16 or 32
-/// (tiled_nearest).
-/// TDMAPS_FORCE_LANE_TILE (tests) makes host backends take it too.
-#if defined(TDMAPS_FORCE_LANE_TILE)
-constexpr bool force_tiled_nearest = true;
-#else
-constexpr bool force_tiled_nearest = false;
-#endif
-template <class ExecSpace, class Points, int D>
-constexpr bool tiled_nearest_v = (intrinsics::lane_width<ExecSpace>::value > 1 || force_tiled_nearest) && D == 0 &&
-                                 std::is_same<typename Points::array_layout, Kokkos::LayoutRight>::value;
-template <class Points, class Map>
-bool tiled_nearest(const Points& points, const Map& map) {
-  return points.extent(1) >= 5 && pair_min_keys_block_side(map.domain.rho);
-}
-
 /// pair_min_keys over `range`: a one-launch map's (true); rec and hadouken
 /// keep reduce_rows for ranges (false).
 template <class ExecSpace, class Points, class Map, class Keys, class KeyOf>
@@ -244,14 +230,14 @@ void nearest_neighbour(const ExecSpace& space, const Points& points, const Map& 
       if (range.begin == 0 && range.end == tdmaps::detail::league_size(map, 0) &&
           detail::nearest_warp_if(space, points, map, 0, 1, keys, hints, label, dims))
         return;
-      if constexpr (detail::tiled_nearest_v<ExecSpace, Points, D>)
-        if (detail::tiled_nearest(points, map) &&
+      if constexpr (detail::tiled_walk_v<ExecSpace, Points, D>)
+        if (detail::tiled_walk(points, map) &&
             detail::tiled_keys(space, points, map, range, keys, detail::TiledNearestF(), label))
           return;
       reduce_rows<RowMin<NearestKey>>(space, map, range, detail::NearestKeyF<Points, D>{points}, keys, label, hints);
     } else {
-      if constexpr (detail::tiled_nearest_v<ExecSpace, Points, D>)
-        if (detail::tiled_nearest(points, map) &&
+      if constexpr (detail::tiled_walk_v<ExecSpace, Points, D>)
+        if (detail::tiled_walk(points, map) &&
             detail::tiled_keys(space, points, map, range, keys, detail::TiledNearestDist(), label))
           return;
       reduce_rows<RowMin<NearestKey>>(space, map, range, detail::NearestDist<Points, D>{points}, keys, label, hints);
@@ -294,8 +280,8 @@ void nearest_index_pass(const ExecSpace& space, const Points& points, const Map&
   detail::with_dims(points, [&](auto dims) {
     constexpr int D = decltype(dims)::value;
     const std::string label = std::string("tdmaps::edm::nearest_index::") + Map::name;
-    if constexpr (detail::tiled_nearest_v<ExecSpace, Points, D>)
-      if (detail::tiled_nearest(points, map) &&
+    if constexpr (detail::tiled_walk_v<ExecSpace, Points, D>)
+      if (detail::tiled_walk(points, map) &&
           detail::tiled_keys(space, points, map, range, index, detail::TiledNearestIndex<Keys>{keys}, label))
         return;
     reduce_rows<RowMin<NearestKey>>(space, map, range, detail::NearestIndex<Points, Keys, D>{points, keys}, index, label,
@@ -321,8 +307,8 @@ void nearest_neighbour(const ExecSpace& space, const Points& points, const Map& 
     const std::string label = std::string("tdmaps::edm::nearest::") + Map::name;
     // The first pass (fp64: the distance; fp32: the whole key), by the tiled walk when it takes it (true).
     const auto tiled = [&](const auto& key_of, const auto& out) {
-      if constexpr (detail::tiled_nearest_v<ExecSpace, Points, D>) {
-        if (!detail::tiled_nearest(points, map)) return false;
+      if constexpr (detail::tiled_walk_v<ExecSpace, Points, D>) {
+        if (!detail::tiled_walk(points, map)) return false;
         pair_min_keys(space, map, points, out, key_of, label);
         return true;
       }

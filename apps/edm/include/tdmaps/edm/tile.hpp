@@ -10,14 +10,20 @@
 // GPU backends with d <= 4 (lane_tile) only the block's rows (condensed:
 // columns) are staged, as padded points read with one vector load, and each
 // thread keeps its column's (row's) point in registers and walks its rows:
-// tdmaps/edm/tile_gpu.hpp.
+// tdmaps/edm/tile_gpu.hpp. On GPU backends at d >= 5 (block side 16 or
+// 32), where detail::tiled_matrix says, the tile kernel is the
+// dimension-tiled walk (tdmaps::for_each_pair_sums: 16 coordinates staged
+// at a time, a 4 x 4 micro-tile of sums per thread; the same distances),
+// which fits at any d.
 
 #include <tdmaps/kokkos_ext/intrinsics.hpp>
 #include <tdmaps/core/triangular.hpp>
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/edm/element.hpp>
 #include <tdmaps/edm/layout.hpp>
+#include <tdmaps/edm/tiled.hpp>
 #include <tdmaps/launch/for_each.hpp>
+#include <tdmaps/launch/pair_sums.hpp>
 #include <tdmaps/maps/map_concept.hpp>
 
 #include <Kokkos_Core.hpp>
@@ -257,10 +263,35 @@ inline LaunchHints tile_hints(LaunchHints h, Layout layout, int rho) {
   return h;
 }
 
+/// The tile kernel's dimension-tiled form (for_each_pair_sums): each pair's
+/// distance, the square root of its sum (the element kernel's, bit for
+/// bit), stored by the layout.
+template <class Real, class MemorySpace>
+struct TiledStore {
+  EdmData<Real, MemorySpace> e;
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(const Real s, const index_t i, const index_t j) const {
+    e.store(i, j, sqrt_real(s));
+  }
+};
+
+/// Whether the tile kernel's points (TileKernel::scratch_bytes) fit a team's scratch.
+template <class ExecSpace, class Real>
+bool soa_tile_fits(int rho, int d) {
+  return TileKernel<ExecSpace, Real>::scratch_bytes(rho, d) + tile_scratch_alignment <=
+         static_cast<std::size_t>(team_policy_t<ExecSpace>::scratch_size_max(0));
+}
+
 template <class ExecSpace, class Map, class Real>
 void run_tile(const ExecSpace& space, const Map& map, const EdmData<Real, typename ExecSpace::memory_space>& e,
               const LaunchHints& hints) {
   if constexpr (tdmaps::is_block_space_map_v<Map>) {
+    if constexpr (tiled_walk_v<ExecSpace, decltype(e.x), 0>) {
+      if (tiled_matrix<Real>(e.d, map.domain.rho, e.layout, soa_tile_fits<ExecSpace, Real>(map.domain.rho, e.d))) {
+        for_each_pair_sums(space, map, e.x, TiledStore<Real, typename ExecSpace::memory_space>{e},
+                           std::string("tdmaps::edm::tile::") + Map::name);
+        return;
+      }
+    }
     TileKernel<ExecSpace, Real> k{e, map.domain.rho};
     const std::size_t point = e.d == 1 || e.d == 2 || e.d == 4 ? static_cast<std::size_t>(e.d) * sizeof(Real) : 0;
     k.x_vector = point > 0 && static_cast<index_t>(e.x.stride(0)) == e.d &&
@@ -286,11 +317,15 @@ std::size_t tile_scratch_bytes(int rho, int d) {
 }
 
 /// Whether the tile kernel's scratch fits the backend (host: 32 KiB per team,
-/// so d <= 63 for fp64 at rho = 32; CUDA: 40 KiB, Kokkos 3.4's level-0 limit).
+/// so d <= 63 for fp64 at rho = 32; CUDA: 40 KiB, Kokkos 3.4's level-0 limit);
+/// its dimension-tiled form (detail::tiled_matrix: GPU backends, block side
+/// 16 or 32) stages 16 coordinates at a time and fits at any d.
 template <class ExecSpace, class Real>
 bool tile_fits(int rho, int d) {
-  return tile_scratch_bytes<ExecSpace, Real>(rho, d) + tile_scratch_alignment <=
-         static_cast<std::size_t>(team_policy_t<ExecSpace>::scratch_size_max(0));
+  if (detail::tiled_walk_v<ExecSpace, Kokkos::View<const Real**, Kokkos::LayoutRight>, 0> &&
+      detail::tiled_matrix<Real>(d, rho, Layout::packed, false))
+    return true;
+  return detail::soa_tile_fits<ExecSpace, Real>(rho, d);
 }
 
 }  // namespace edm
