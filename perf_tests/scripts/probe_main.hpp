@@ -1,6 +1,7 @@
 // What the one-file GPU probes of perf_tests/scripts share (tiled_reduce_probe,
-// tiled_matrix_probe): their arguments N D1,D2,... [rounds] [fp32|fp64], the
-// best of `rounds` timed runs, and a main that checks the arguments.
+// tiled_matrix_probe): their points, their arguments N D1,D2,... [rounds]
+// [fp32|fp64], the best of `rounds` timed runs, and a main that checks the
+// arguments.
 #ifndef TDMAPS_PERF_PROBE_MAIN_HPP
 #define TDMAPS_PERF_PROBE_MAIN_HPP
 
@@ -10,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -23,6 +25,19 @@ inline std::vector<int> ints(const char* s) {
   std::string t;
   while (std::getline(in, t, ',')) v.push_back(std::atoi(t.c_str()));
   return v;
+}
+
+/// n points of d coordinates uniform in [0, 1) (std::mt19937_64, seed 7), n x d LayoutRight in device memory.
+template <class Real>
+Kokkos::View<Real**, Kokkos::LayoutRight, Kokkos::DefaultExecutionSpace::memory_space> uniform_points(long n, int d) {
+  Kokkos::View<Real**, Kokkos::LayoutRight, Kokkos::DefaultExecutionSpace::memory_space> x("x", n, d);
+  auto h = Kokkos::create_mirror_view(x);
+  std::mt19937_64 g(7);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (long i = 0; i < n; ++i)
+    for (int c = 0; c < d; ++c) h(i, c) = static_cast<Real>(u(g));
+  Kokkos::deep_copy(x, h);
+  return x;
 }
 
 /// The fastest of `rounds` runs of f, each fenced before and after, in ms.

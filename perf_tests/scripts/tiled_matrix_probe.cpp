@@ -27,7 +27,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -43,13 +42,7 @@ void run(long n, const std::vector<int>& dims, int rounds) {
   Space space;
   for (const edm::Layout layout : {edm::Layout::packed, edm::Layout::condensed, edm::Layout::full}) {
     for (const int d : dims) {
-      Kokkos::View<Real**, Kokkos::LayoutRight, Mem> x("x", n, d);
-      auto h = Kokkos::create_mirror_view(x);
-      std::mt19937_64 g(7);
-      std::uniform_real_distribution<double> u(0, 1);
-      for (long i = 0; i < n; ++i)
-        for (int c = 0; c < d; ++c) h(i, c) = static_cast<Real>(u(g));
-      Kokkos::deep_copy(x, h);
+      const auto x = probe::uniform_points<Real>(n, d);
       const tdmaps::Domain2 dom = edm::make_domain(n, 32, layout);
       const tdmaps::LambdaMap<> lam(dom);
       const tdmaps::BoundingBoxMap bb(dom);
