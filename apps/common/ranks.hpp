@@ -10,6 +10,8 @@
 //   ranks.set_run_facts(facts)        what every rank must agree on (options, n, d,
 //   ranks.agree()                     the input's checksum); collective, before any work
 //   ranks.sum_i64(p, n), min_u64(p, n)  in-place all-reductions
+//   ranks.min_k_u64(p, rows, k)       (and sum_f64, or_u32, min_k_u64: the rows'
+//                                     k smallest; gather_i64)
 //   ranks.barrier()
 //   SlabFile f(ranks, path, bytes);   one file written by every rank at its
 //   f.write_at(offset, data, bytes)   own offsets (MPI-IO), under a temporary
@@ -108,6 +110,10 @@ class Ranks {
   long long bcast_i64(long long value) const;
   // More collectives for the apps' results (ranks_collectives.cpp).
   void sum_f64(double* values, std::int64_t count) const;
+  /// Rows of k keys, each sorted ascending on every rank: each row becomes
+  /// the k smallest of every rank's row together (equal keys as often as
+  /// they come), sorted ascending (the k nearest neighbours' rows).
+  void min_k_u64(std::uint64_t* rows, std::int64_t count, int k) const;
   /// Bitwise OR of 32-bit words (flag layouts: each rank set its blocks' bits).
   void or_u32(std::uint32_t* values, std::int64_t count) const;
   /// Every rank's `local` concatenated in rank order on rank 0 (empty elsewhere).

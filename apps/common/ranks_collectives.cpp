@@ -1,10 +1,13 @@
 // The apps' result collectives of Ranks (ranks.hpp): sums of doubles, ORs of
-// flag words and the gather of variable-length lists on rank 0. Each agrees
+// flag words, the k smallest keys of rows and the gather of variable-length
+// lists on rank 0. Each agrees
 // first (ranks that disagree stop before any collective of the result) and
 // moves at most 2^26 entries per MPI call (MPI counts are int).
 #include "ranks.hpp"
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #if defined(TDMAPS_HAVE_MPI)
@@ -28,6 +31,50 @@ void Ranks::sum_f64(double* values, std::int64_t count) const {
 #else
   (void)values;
   (void)count;
+#endif
+}
+
+#if defined(TDMAPS_HAVE_MPI)
+namespace {
+/// MPI_Op of min_k_u64: each of `len` rows of the datatype's k keys of
+/// inout becomes the k smallest of it and in's row, both sorted ascending.
+void merge_min_k(void* in, void* inout, int* len, MPI_Datatype* type) {
+  int bytes = 0;
+  MPI_Type_size(*type, &bytes);
+  const int k = bytes / static_cast<int>(sizeof(std::uint64_t));
+  std::vector<std::uint64_t> row(static_cast<std::size_t>(k));
+  const std::uint64_t* a = static_cast<const std::uint64_t*>(in);
+  std::uint64_t* b = static_cast<std::uint64_t*>(inout);
+  for (int r = 0; r < *len; ++r, a += k, b += k) {
+    int i = 0, j = 0;
+    for (int c = 0; c < k; ++c) row[std::size_t(c)] = (j >= k || (i < k && a[i] <= b[j])) ? a[i++] : b[j++];
+    for (int c = 0; c < k; ++c) b[c] = row[std::size_t(c)];
+  }
+}
+}  // namespace
+#endif
+
+void Ranks::min_k_u64(std::uint64_t* rows, std::int64_t count, int k) const {
+#if defined(TDMAPS_HAVE_MPI)
+  if (size_ <= 1 || count == 0) return;
+  agree();
+  if (k < 1) throw Error("min_k_u64: k = " + std::to_string(k));
+  MPI_Datatype row;
+  MPI_Type_contiguous(k, MPI_UINT64_T, &row);
+  MPI_Type_commit(&row);
+  MPI_Op op;
+  MPI_Op_create(&merge_min_k, 1, &op);
+  const std::int64_t per = std::max<std::int64_t>(1, mpi_chunk / k);  // rows a call
+  for (std::int64_t at = 0; at < count; at += per) {
+    const int c = static_cast<int>(count - at < per ? count - at : per);
+    MPI_Allreduce(MPI_IN_PLACE, rows + at * k, c, row, op, MPI_COMM_WORLD);
+  }
+  MPI_Op_free(&op);
+  MPI_Type_free(&row);
+#else
+  (void)rows;
+  (void)count;
+  (void)k;
 #endif
 }
 

@@ -51,14 +51,11 @@ ReduceResult reduce_on(const Map& map, const Kokkos::View<const Real**, Kokkos::
   if constexpr (tdmaps::is_block_space_map_v<Map> && !tdmaps::is_multi_launch_map_v<Map>) {
     range = omega_range(map, ranks.rank(), ranks.size());
   } else {
-    if (ranks.size() > 1 && o.what != "knn")
+    if (ranks.size() > 1)
       throw app::UsageError(std::string("--map ") + Map::name +
                             ": MPI ranks split the pairs into omega ranges of one launch, which --map lambda, bb and "
                             "rb have (rec and hadouken launch several times, utm has no blocks)");
   }
-  if (o.what == "knn" && ranks.size() > 1)
-    throw app::UsageError("--reduce knn runs on one process (" + std::to_string(ranks.size()) +
-                          " MPI ranks: each point's k nearest are not joined across ranks)");
   ranks.agree();  // every check passed on every rank; no work before
   Kokkos::View<std::int64_t*, mem> hist;
   Kokkos::View<edm::NearestKey*, mem> keys, second;
@@ -79,6 +76,26 @@ ReduceResult reduce_on(const Map& map, const Kokkos::View<const Real**, Kokkos::
     knn_dist = Kokkos::View<double**, Kokkos::LayoutRight, mem>("tdmaps::edm::knn_dist", static_cast<std::size_t>(n),
                                                                  static_cast<std::size_t>(o.k));
   }
+  // knn over MPI ranks: each rank's omega range, the rows merged between the passes.
+  const bool knn_ranks = o.what == "knn" && ranks.size() > 1;
+  Kokkos::View<edm::NearestKey**, Kokkos::LayoutRight, mem> knn_keys, knn_second;
+  std::vector<std::uint64_t> knn_host;
+  if (knn_ranks) {
+    knn_keys = decltype(knn_keys)("tdmaps::edm::knn_keys", static_cast<std::size_t>(n), static_cast<std::size_t>(o.k));
+    if (std::is_same<Real, double>::value)
+      knn_second = decltype(knn_keys)("tdmaps::edm::knn_index", static_cast<std::size_t>(n), static_cast<std::size_t>(o.k));
+    knn_host.resize(static_cast<std::size_t>(n) * static_cast<std::size_t>(o.k));
+  }
+  // A knn row merged over every rank (Ranks::min_k_u64), through host memory.
+  const auto merge_rows = [&](const Kokkos::View<edm::NearestKey**, Kokkos::LayoutRight, mem>& rows) {
+    const Kokkos::View<std::uint64_t**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> h(
+        knn_host.data(), rows.extent(0), rows.extent(1));
+    space.fence();
+    Kokkos::deep_copy(h, rows);
+    ranks.min_k_u64(knn_host.data(), n, o.k);
+    Kokkos::deep_copy(rows, h);
+  };
+  (void)merge_rows;  // not taken by the multi-launch maps
   std::vector<std::uint64_t> key_host(o.what == "nn" ? static_cast<std::size_t>(n) : 0);
   std::vector<std::uint64_t> second_host(o.what == "nn" && std::is_same<Real, double>::value ? key_host.size() : 0);
 
@@ -94,7 +111,21 @@ ReduceResult reduce_on(const Map& map, const Kokkos::View<const Real**, Kokkos::
       }
       space.fence();
     } else if (o.what == "knn") {
-      if constexpr (tdmaps::is_block_space_map_v<Map>) edm::k_nearest_neighbours(space, x, map, knn_idx, knn_dist);
+      if constexpr (tdmaps::is_block_space_map_v<Map> && !tdmaps::is_multi_launch_map_v<Map>) {
+        if (knn_ranks) {
+          Kokkos::deep_copy(space, knn_keys, edm::nearest_init());
+          edm::k_nearest_keys(space, x, map, range, knn_keys);
+          merge_rows(knn_keys);
+          if constexpr (std::is_same<Real, double>::value) {
+            Kokkos::deep_copy(space, knn_second, edm::nearest_init());
+            edm::k_nearest_index_pass(space, x, map, range, knn_keys, knn_second);
+            merge_rows(knn_second);
+          }
+          edm::k_nearest_decode<Real>(space, knn_keys, knn_second, knn_idx, knn_dist);
+        }
+      }
+      if constexpr (tdmaps::is_block_space_map_v<Map>)
+        if (!knn_ranks) edm::k_nearest_neighbours(space, x, map, knn_idx, knn_dist);
       space.fence();
     } else if (o.what == "count") {
       if constexpr (tdmaps::is_block_space_map_v<Map> && !tdmaps::is_multi_launch_map_v<Map>)

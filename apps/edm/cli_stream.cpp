@@ -156,8 +156,8 @@ app::Timing stream_matrix(const Run<Real>& r, StreamPlan& plan, const tdmaps::Do
     throw app::UsageError("MPI ranks write slabs of the packed or condensed output; --layout full is one process's");
   if (o.kernel_given && o.kernel != "element")
     throw app::UsageError(plan.what + " is computed in chunks (" + app::format_bytes(plan.budget) +
-                          " of device memory, or several ranks), which the element kernel does; --kernel " + o.kernel +
-                          " does not stream");
+                          " of device memory, or several ranks), each with the element kernel's values (its kernel, or on "
+                          "GPUs the dimension-tiled walk from d = 8); --kernel " + o.kernel + " does not stream");
   if (o.run.repeat > 1)
     throw app::UsageError("--repeat applies to outputs that fit device memory; " + plan.what +
                           " is streamed in chunks, once");

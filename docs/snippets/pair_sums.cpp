@@ -1,8 +1,9 @@
 // Harness of docs/examples.md's dimension-tiled pair sums: the laws and
 // their callers are the snippet (at namespace scope); given points of 24
 // coordinates in the unit cube (fixed seed), checks the count of pairs
-// closer than r and the histogram of the squared distances against a host
-// loop over all pairs j < i. Both are exact: the squared distance is summed
+// closer than r, each point's count of them and the histogram of the
+// squared distances against a host loop over all pairs j < i. All are
+// exact: the squared distance is summed
 // in coordinate order as the walk sums it (fused multiply-adds where the
 // device compiler contracts them, as nvcc does).
 #include "harness.hpp"
@@ -30,7 +31,7 @@ int main(int argc, char* argv[]) {
     const auto emb = snippets::random_points<float>(n, d);
     const auto h = snippets::on_host(emb);
     std::int64_t want = 0;
-    std::vector<std::int64_t> hist(bins, 0);
+    std::vector<std::int64_t> hist(bins, 0), degree(std::size_t(n), 0);
     for (std::int64_t i = 0; i < n; ++i)
       for (std::int64_t j = 0; j < i; ++j) {
         float s = 0;
@@ -39,10 +40,16 @@ int main(int argc, char* argv[]) {
           s = device_contracts() ? std::fma(t, t, s) : s + t * t;
         }
         want += s < r * r ? 1 : 0;
+        degree[std::size_t(i)] += s < r * r ? 1 : 0;
+        degree[std::size_t(j)] += s < r * r ? 1 : 0;
         const int b = static_cast<int>(s / w);
         if (b >= 0 && b < bins) ++hist[std::size_t(b)];
       }
     check.equal("pairs_within", pairs_within(emb, r), want);
+    Kokkos::View<tdmaps::index_t*> deg("degree", n);
+    neighbours_within(emb, r, deg);
+    const auto got_deg = snippets::on_host(deg);
+    for (std::int64_t i = 0; i < n; ++i) check.equal("degree " + std::to_string(i), got_deg(i), degree[std::size_t(i)]);
     Kokkos::View<std::int64_t*> counts("counts", bins);
     squared_histogram(emb, w, counts);
     const auto got = snippets::on_host(counts);

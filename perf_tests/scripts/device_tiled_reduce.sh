@@ -4,7 +4,10 @@
 # tiled_reduce_probe (the element walk that count_within and
 # pair_histogram took at d >= 5 against the dimension-tiled walk they take
 # now, lambda and bounding box, the nearest neighbour beside them),
-# tiled_matrix_probe (the distance matrix's tile kernel before and now,
+# rows_probe (a user's row laws, nearest key and neighbour count, by
+# reduce_rows with its own distance kernel against reduce_rows_pair_sums),
+# chunk_probe (a streamed chunk of the matrix, the element kernel against
+# edm_chunk's walk), tiled_matrix_probe (the distance matrix's tile kernel before and now,
 # the element kernel beside them, three layouts), and the nearest and k
 # nearest neighbours of two knn_probe builds side by side (an A/B of a
 # change to their walk: OLD first, then NEW, twice).
@@ -12,7 +15,8 @@
 # and the commands under $OUT (default ./out).
 #   OUT=out bash perf_tests/scripts/device_tiled_reduce.sh build/gpu
 # $1 holds: tdmaps_unit_tests_cuda (or a subset of its objects linked as
-# tdmaps_unit_tests_cuda_subset), tiled_reduce_probe, tiled_matrix_probe,
+# tdmaps_unit_tests_cuda_subset), tiled_reduce_probe, rows_probe,
+# chunk_probe, tiled_matrix_probe,
 # knn_probe_old, knn_probe_new
 # (perf_tests/scripts/*.cpp say how each is built); a step whose binary
 # is not there is skipped.
@@ -43,6 +47,17 @@ run tiled_reduce.jsonl "$BIN/tiled_reduce_probe" 100000 512 1
 run tiled_reduce.jsonl "$BIN/tiled_reduce_probe" 100000 8,32,128 2 fp64
 run tiled_reduce.jsonl "$BIN/tiled_reduce_probe" 300000 8,32 1
 fi
+if have rows_probe; then
+log "== rows_probe"
+run rows.jsonl "$BIN/rows_probe" 100000 5,8,16,32,64,128 3
+run rows.jsonl "$BIN/rows_probe" 100000 512 1
+run rows.jsonl "$BIN/rows_probe" 100000 8,32,128 2 fp64
+fi
+if have chunk_probe; then
+log "== chunk_probe"
+run chunk.jsonl "$BIN/chunk_probe" 100000 5,8,16,32,64,128,512 3
+run chunk.jsonl "$BIN/chunk_probe" 100000 5,8,32,128 2 fp64
+fi
 if have tiled_matrix_probe; then
 log "== tiled_matrix_probe"
 run tiled_matrix.jsonl "$BIN/tiled_matrix_probe" 30720 5,8,16,32,64,128,512 3
@@ -57,4 +72,4 @@ for round in 1 2; do
   done
 done
 fi
-cat "$OUT"/tiled_*.jsonl 2>/dev/null
+cat "$OUT"/tiled_*.jsonl "$OUT"/rows.jsonl "$OUT"/chunk.jsonl 2>/dev/null

@@ -3,7 +3,10 @@
 tiled_reduce.jsonl (the count and the histogram at d >= 5: the element walk
 before, the dimension-tiled walk now, I against the bounding box),
 tiled_matrix.jsonl (the distance matrix's tile kernel: its struct-of-arrays
-form before, the dimension-tiled walk, what the tile kernel takes now) and
+form before, the dimension-tiled walk, what the tile kernel takes now),
+rows.jsonl (a user's row laws: reduce_rows with its own distance kernel
+against reduce_rows_pair_sums), chunk.jsonl (a streamed chunk: the element
+kernel against edm_chunk) and
 knn_ab.jsonl (two knn_probe builds, old and new, round by round).
 
     python3 perf_tests/scripts/tiled_table.py perf_tests/results/h200/any_d
@@ -49,6 +52,29 @@ def main(folder):
             print(f"| {r['precision']} | {r['layout']} | {r['n']} | {r['d']} | {fmt(r['element_ms'])} "
                   f"| {fmt(r['tile_soa_ms'])} | {fmt(r['tiled_ms'])} | {fmt(r['tile_ms'])} | {fmt(gain)} "
                   f"| {r['I_bb']:.3f} | {r['tiled_out_GBps']:.0f} | {r['outputs_differ']} |")
+        print()
+    rows = lines(os.path.join(folder, "rows.jsonl"))
+    if rows:
+        print("| precision | n | d | nearest key, element walk | nearest key, tiled | speedup | I (bb / lambda) "
+              "| neighbour count, element walk | neighbour count, tiled | speedup | I (bb / lambda) "
+              "| nearest_neighbour (app) | pairs/s (nearest key, tiled) | differ |")
+        print("| --- " * 14 + "|")
+        for r in rows:
+            print(f"| {r['precision']} | {r['n']} | {r['d']} | {fmt(r['nearest_rows_element_ms'])} "
+                  f"| {fmt(r['nearest_rows_tiled_ms'])} | {r['nearest_speedup']:.2f} | {r['nearest_I_bb']:.3f} "
+                  f"| {fmt(r['within_rows_element_ms'])} | {fmt(r['within_rows_tiled_ms'])} | {r['within_speedup']:.2f} "
+                  f"| {r['within_I_bb']:.3f} | {fmt(r['nearest_neighbour_app_ms'])} "
+                  f"| {r['nearest_rows_tiled_pairs_per_s']:.2e} | {r['rows_differ']} |")
+        print()
+    rows = lines(os.path.join(folder, "chunk.jsonl"))
+    if rows:
+        print("| precision | layout | n | d | chunk (elements) | tiled walk taken | element kernel | edm_chunk | speedup "
+              "| I (bb / lambda) | GB/s (edm_chunk) | differ |")
+        print("| --- " * 12 + "|")
+        for r in rows:
+            print(f"| {r['precision']} | {r['layout']} | {r['n']} | {r['d']} | {r['chunk']} | {r['tiled_taken']} "
+                  f"| {fmt(r['element_ms'])} | {fmt(r['chunk_ms'])} | {r['speedup']:.2f} | {r['I_bb']:.3f} "
+                  f"| {r['chunk_out_GBps']:.0f} | {r['outputs_differ']} |")
         print()
     ab = defaultdict(list)
     build = None

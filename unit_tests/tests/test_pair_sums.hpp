@@ -4,7 +4,8 @@
 // chunks' edges (1 .. 70) and long points (130, 1024), fp32 and fp64, n
 // around the block side, whole and by omega ranges (joined in any order);
 // laws that read the sum's bits and both indices (a sum of a hash, the
-// smallest sum, the bins of a hash), for_each_pair_sums' every pair once
+// smallest sum, the bins of a hash, rows' smallest, largest and summed
+// keys of both ends), for_each_pair_sums' every pair once
 // with its sum bit for bit (the diagonal of Triangle::lower too), NaN
 // coordinates, histograms in a team's scratch and past it, and the refusals.
 #include "oracle.hpp"
@@ -14,12 +15,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tdmaps_pair_sums_test {
@@ -156,6 +159,73 @@ void check(const std::string& name, index_t n, int d, int rho, const std::vector
   EXPECT_EQ(bad, 0) << what << ": first wrong bin " << first;
 }
 
+/// reduce_rows_pair_sums' law: the hash of (sum, row, other) above the
+/// other end's index, so that RowMin and RowMax of it tell which pair a row
+/// kept; RowSum of its low byte counts each (row, other) once.
+struct RowKey {
+  template <class Real>
+  KOKKOS_FUNCTION std::uint64_t operator()(Real s, index_t row, index_t other) const {
+    return static_cast<std::uint64_t>(pair_hash(low_bits(s), row, other)) << 32 | static_cast<std::uint32_t>(other);
+  }
+};
+struct RowByte {
+  template <class Real>
+  KOKKOS_FUNCTION index_t operator()(Real s, index_t row, index_t other) const {
+    return static_cast<index_t>(pair_hash(low_bits(s), row, other) & 0xffu);
+  }
+};
+
+/// reduce_rows_pair_sums over map `name` against the nested loop: each
+/// row's smallest and largest key and its sum of bytes (rows prefilled:
+/// joined into, not reset).
+template <class Real>
+void check_rows(const std::string& name, index_t n, int d, int rho, const std::vector<Real>& x, int parts = 1,
+                Triangle triangle = Triangle::strict_lower) {
+  using Min = tdmaps::RowMin<std::uint64_t>;
+  using Max = tdmaps::RowMax<std::uint64_t>;
+  std::vector<std::uint64_t> want_min(std::size_t(n), Min::identity()), want_max(std::size_t(n), Max::identity());
+  std::vector<index_t> want_sum(std::size_t(n), 5);
+  const auto key = [](std::uint32_t bits, index_t row, index_t other) {
+    return static_cast<std::uint64_t>(pair_hash(bits, row, other)) << 32 | static_cast<std::uint32_t>(other);
+  };
+  for (index_t i = 0; i < n; ++i)
+    for (index_t j = 0; j < i; ++j) {
+      const std::uint32_t b = host_low_bits(tdmaps_test::pair_sq<Space>(x, d, i, j));
+      for (const auto& [row, other] : {std::pair<index_t, index_t>(i, j), std::pair<index_t, index_t>(j, i)}) {
+        const std::uint64_t k = key(b, row, other);
+        const auto r = std::size_t(row);
+        want_min[r] = std::min(want_min[r], k);
+        want_max[r] = std::max(want_max[r], k);
+        want_sum[r] += static_cast<index_t>(pair_hash(b, row, other) & 0xffu);
+      }
+    }
+  Kokkos::View<Real**, Kokkos::LayoutRight, Mem> xv("x", n, d);
+  Kokkos::deep_copy(xv, Kokkos::View<const Real**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                            x.data(), n, d));
+  const Kokkos::View<const Real**, Kokkos::LayoutRight, Mem> cx = xv;
+  Kokkos::View<std::uint64_t*, Mem> lo("lo", n), hi("hi", n);
+  Kokkos::View<index_t*, Mem> sum("sum", n);
+  Kokkos::deep_copy(lo, Min::identity());
+  Kokkos::deep_copy(hi, Max::identity());
+  Kokkos::deep_copy(sum, 5);
+  over_map<Real>(name, n, rho, triangle, parts, cx, [&](const auto& map, const auto& px, const auto&... range) {
+    tdmaps::reduce_rows_pair_sums<Min>(Space(), map, range..., px, RowKey(), lo);
+    tdmaps::reduce_rows_pair_sums<Max>(Space(), map, range..., px, RowKey(), hi);
+    tdmaps::reduce_rows_pair_sums<tdmaps::RowSum<index_t>>(Space(), map, range..., px, RowByte(), sum);
+  });
+  const auto glo = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lo);
+  const auto ghi = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), hi);
+  const auto gsum = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sum);
+  index_t bad = 0, first = -1;
+  for (index_t i = 0; i < n; ++i) {
+    const auto r = std::size_t(i);
+    if ((glo(i) != want_min[r] || ghi(i) != want_max[r] || gsum(i) != want_sum[r]) && bad++ == 0) first = i;
+  }
+  EXPECT_EQ(bad, 0) << name << " n = " << n << " d = " << d << " rho = " << rho
+                    << (sizeof(Real) == 4 ? " fp32" : " fp64") << " parts = " << parts
+                    << (triangle == Triangle::lower ? " lower" : " strict_lower") << ": first wrong row " << first;
+}
+
 /// for_each_pair_sums' f: each pair's sum into the packed lower triangle
 /// (with its diagonal), and a hit per call.
 template <class Real>
@@ -171,18 +241,28 @@ struct StoreSum {
 /// for_each_pair_sums over map `name` against the nested loop: every pair of
 /// the triangle (the diagonal where it is Triangle::lower) once, its sum bit
 /// for bit (a NaN for a NaN), nothing else touched.
+/// Mirrored (parts ranges of a one-launch map): for_each_pair_sums_mirrored,
+/// whose pair (i', j') of the map is the points' (n - 1 - j', n - 1 - i'):
+/// the same pairs, each once, the same sums.
 template <class Real>
 void check_each(const std::string& name, index_t n, int d, int rho, const std::vector<Real>& x, Triangle triangle,
-                int parts = 1) {
+                int parts = 1, bool mirrored = false) {
   Kokkos::View<Real**, Kokkos::LayoutRight, Mem> xv("x", n, d);
   Kokkos::deep_copy(xv, Kokkos::View<const Real**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
                             x.data(), n, d));
   const std::size_t size = static_cast<std::size_t>(tdmaps::tri(n));
   StoreSum<Real> f{Kokkos::View<Real*, Mem>("out", size), Kokkos::View<int*, Mem>("hits", size)};
   Kokkos::deep_copy(f.out, Real(-7));  // poisoned: a missed pair shows
-  over_map<Real>(name, n, rho, triangle, parts, xv, [&](const auto& map, const auto& px, const auto&... range) {
-    tdmaps::for_each_pair_sums(Space(), map, range..., px, f);
-  });
+  over_map<Real>(name, n, rho, triangle, mirrored ? std::max(parts, 2) : parts, xv,
+                 [&](const auto& map, const auto& px, const auto&... range) {
+                   if constexpr (sizeof...(range) == 1) {
+                     if (mirrored) {
+                       tdmaps::detail::for_each_pair_sums_mirrored(Space(), map, range..., px, f, "mirrored");
+                       return;
+                     }
+                   }
+                   tdmaps::for_each_pair_sums(Space(), map, range..., px, f);
+                 });
   const auto out = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.out);
   const auto hits = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.hits);
   index_t bad = 0, first = -1;
@@ -196,7 +276,7 @@ void check_each(const std::string& name, index_t n, int d, int rho, const std::v
     }
   EXPECT_EQ(bad, 0) << name << " n = " << n << " d = " << d << " rho = " << rho
                     << (triangle == Triangle::lower ? " lower" : " strict_lower") << " parts = " << parts
-                    << ": first wrong element " << first;
+                    << (mirrored ? " mirrored" : "") << ": first wrong element " << first;
 }
 
 template <class Real>
@@ -225,6 +305,30 @@ TEST(TEST_CATEGORY, pair_sums_reductions_match_the_nested_loop_fp32) { tdmaps_pa
 
 TEST(TEST_CATEGORY, pair_sums_reductions_match_the_nested_loop_fp64) { tdmaps_pair_sums_test::sweep<double>(); }
 
+TEST(TEST_CATEGORY, reduce_rows_pair_sums_joins_both_ends_of_each_pair) {
+  using namespace tdmaps_pair_sums_test;
+  unsigned seed = 91;
+  for (const int rho : {16, 32})
+    for (const index_t n : {index_t(1), index_t(2), index_t(rho - 1), index_t(rho + 3), index_t(3 * rho + 5)})
+      for (const int d : {1, 5, 17, 33}) {
+        check_rows<float>("lambda", n, d, rho, points<float>(n, d, ++seed));
+        check_rows<double>("lambda", n, d, rho, points<double>(n, d, ++seed));
+      }
+  check_rows<float>("lambda", 45, 1024, 32, points<float>(45, 1024, ++seed));
+  check_rows<double>("bb", 45, 130, 16, points<double>(45, 130, ++seed));
+  // Every block-space map, both triangles (the diagonal is never offered);
+  // the one-launch maps by omega ranges too.
+  for (const char* name : {"bb", "rb", "rec", "hadouken", "lambda"})
+    for (const Triangle t : {Triangle::strict_lower, Triangle::lower})
+      check_rows<float>(name, 150, 21, 32, points<float>(150, 21, ++seed), 1, t);
+  for (const char* name : {"bb", "rb", "lambda"})
+    for (const int parts : {2, 3, 7}) check_rows<double>(name, 140, 19, 16, points<double>(140, 19, ++seed), parts);
+  // NaN coordinates: their pairs' keys are the NaN sum's (of any payload).
+  auto x = points<float>(100, 9, 5);
+  for (const int row : {33, 55, 65}) x[std::size_t(row * 9 + 3)] = std::numeric_limits<float>::quiet_NaN();
+  check_rows<float>("lambda", 100, 9, 32, x);
+}
+
 TEST(TEST_CATEGORY, for_each_pair_sums_offers_each_pair_once_with_its_sum) {
   using namespace tdmaps_pair_sums_test;
   unsigned seed = 71;
@@ -240,6 +344,15 @@ TEST(TEST_CATEGORY, for_each_pair_sums_offers_each_pair_once_with_its_sum) {
     for (const char* name : {"bb", "rb", "lambda"})
       check_each<double>(name, 140, 7, 16, points<double>(140, 7, ++seed), t, 3);
   }
+  // The mirrored triangle (edm_chunk's condensed chunks): n off the block
+  // side, so that the points' blocks start off its multiples.
+  for (const Triangle t : {Triangle::lower, Triangle::strict_lower})
+    for (const char* name : {"bb", "rb", "lambda"})
+      for (const int rho : {16, 32})
+        for (const index_t n : {index_t(1), index_t(rho + 3), index_t(3 * rho + 5)}) {
+          check_each<float>(name, n, 17, rho, points<float>(n, 17, ++seed), t, 3, true);
+          check_each<double>(name, n, 5, rho, points<double>(n, 5, ++seed), t, 1, true);
+        }
   // NaN coordinates: their pairs' and their diagonal's sums are NaN (of any payload).
   auto x = points<float>(100, 9, 5);
   x[std::size_t(33 * 9 + 3)] = std::numeric_limits<float>::quiet_NaN();
@@ -289,6 +402,16 @@ TEST(TEST_CATEGORY, pair_sums_reject_bad_arguments) {
                                         HashSum(), Kokkos::Sum<index_t>(c)),
                std::invalid_argument);
   EXPECT_THROW(tdmaps::histogram_pair_sums(Space(), map, x, HashBin{4}, none), std::invalid_argument);
+  Kokkos::View<std::uint64_t*, Mem> rows("rows", 10), short_rows("rows", 9);
+  using Min = tdmaps::RowMin<std::uint64_t>;
+  EXPECT_THROW(tdmaps::reduce_rows_pair_sums<Min>(Space(), map, x, RowKey(), short_rows), std::invalid_argument);
+  EXPECT_THROW(tdmaps::reduce_rows_pair_sums<Min>(Space(), tdmaps::LambdaMap<>(tdmaps::Domain2(10, 64, Triangle::strict_lower)),
+                                                  x, RowKey(), rows),
+               std::invalid_argument);
+  EXPECT_THROW(tdmaps::reduce_rows_pair_sums<Min>(Space(), map, empty, RowKey(), rows), std::invalid_argument);
+  EXPECT_THROW(tdmaps::reduce_rows_pair_sums<Min>(Space(), map, tdmaps::OmegaRange{0, tdmaps::full_range(map).end + 1},
+                                                  x, RowKey(), rows),
+               std::invalid_argument);
   EXPECT_THROW(tdmaps::histogram_pair_sums(Space(), tdmaps::BoundingBoxMap(tdmaps::Domain2(10, 64, Triangle::strict_lower)),
                                            x, HashBin{4}, counts),
                std::invalid_argument);

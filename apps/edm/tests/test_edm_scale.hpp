@@ -225,6 +225,9 @@ TEST(TEST_CATEGORY, edm_chunks_equal_the_whole_matrix_bit_for_bit) {
       if (layout == edm::Layout::condensed && n < 2) continue;
       check_chunks<tdmaps::LambdaMap<>, double>(n, 3, layout, 3u + static_cast<unsigned>(n), tiny);
       check_chunks<tdmaps::BoundingBoxMap, float>(n, 5, layout, 5u + static_cast<unsigned>(n), tiny);
+      // The dimension-tiled walk's chunks on GPUs (edm::detail::tiled_chunk_walk).
+      check_chunks<tdmaps::LambdaMap<>, float>(n, 8, layout, 7u + static_cast<unsigned>(n), tiny);
+      check_chunks<tdmaps::BoundingBoxMap, double>(n, 33, layout, 9u + static_cast<unsigned>(n), tiny);
     }
   }
 }

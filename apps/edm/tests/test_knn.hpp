@@ -1,5 +1,5 @@
-// k nearest neighbours (edm/knn.hpp: k_nearest_neighbours, and
-// k_nearest_walk at k = 1 too) against a host nested loop that sums
+// k nearest neighbours (edm/knn.hpp: k_nearest_neighbours, k_nearest_walk
+// at k = 1 too, and by omega ranges) against a host nested loop that sums
 // each pair's squared distance in coordinate order, sorts each point's
 // partners by (distance, index) and keeps k: indices and distances exactly,
 // fp32 and fp64, d = 1 .. 130, k = 1 .. 64, every block-space map, points
@@ -18,6 +18,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -28,8 +29,29 @@ using Space = TEST_EXECSPACE;
 using Mem = Space::memory_space;
 namespace edm = tdmaps::edm;
 
+/// The k nearest by `parts` omega ranges of a one-launch map (k_nearest_keys,
+/// k_nearest_index_pass, k_nearest_decode: every range's rows joined into one
+/// set of rows, as ranks' merged rows are), into idx and dist.
+template <class Real, class Map>
+void by_ranges(const Map& map, const Kokkos::View<const Real**, Kokkos::LayoutRight, Mem>& x, int parts,
+               const Kokkos::View<index_t**, Kokkos::LayoutRight, Mem>& idx,
+               const Kokkos::View<double**, Kokkos::LayoutRight, Mem>& dist) {
+  using Rows = Kokkos::View<edm::NearestKey**, Kokkos::LayoutRight, Mem>;
+  Rows keys("keys", idx.extent(0), idx.extent(1)), second;
+  Kokkos::deep_copy(keys, edm::nearest_init());
+  for (int q = parts - 1; q >= 0; --q) edm::k_nearest_keys(Space(), x, map, tdmaps::omega_range(map, q, parts), keys);
+  if constexpr (std::is_same<Real, double>::value) {
+    second = Rows("second", idx.extent(0), idx.extent(1));
+    Kokkos::deep_copy(second, edm::nearest_init());
+    for (int q = 0; q < parts; ++q)
+      edm::k_nearest_index_pass(Space(), x, map, tdmaps::omega_range(map, q, parts), keys, second);
+  }
+  edm::k_nearest_decode<Real>(Space(), keys, second, idx, dist);
+}
+
 template <class Real>
-void check(const std::string& name, index_t n, int d, int rho, int k, const std::vector<Real>& x, bool walk = false) {
+void check(const std::string& name, index_t n, int d, int rho, int k, const std::vector<Real>& x, bool walk = false,
+           int parts = 0) {
   Kokkos::View<Real**, Kokkos::LayoutRight, Mem> xv("x", n, d);
   Kokkos::deep_copy(xv, Kokkos::View<const Real**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
                             x.data(), n, d));
@@ -42,6 +64,12 @@ void check(const std::string& name, index_t n, int d, int rho, int k, const std:
       [&](auto map) {
         if constexpr (tdmaps::is_block_space_map_v<decltype(map)>) {
           const Kokkos::View<const Real**, Kokkos::LayoutRight, Mem> cx = xv;
+          if constexpr (!tdmaps::is_multi_launch_map_v<decltype(map)>) {
+            if (parts > 0) {
+              by_ranges<Real>(map, cx, parts, idx, dist);
+              return;
+            }
+          }
           if (walk) edm::k_nearest_walk(Space(), cx, map, idx, dist);  // the k-nearest walk at k = 1 too
           else edm::k_nearest_neighbours(Space(), cx, map, idx, dist);
         }
@@ -73,7 +101,7 @@ void check(const std::string& name, index_t n, int d, int rho, int k, const std:
   }
   EXPECT_EQ(bad, 0) << name << " n = " << n << " d = " << d << " rho = " << rho << " k = " << k
                     << (sizeof(Real) == 4 ? " fp32" : " fp64") << (walk ? " k_nearest_walk" : "")
-                    << ": first wrong row " << first;
+                    << (parts > 0 ? " parts = " + std::to_string(parts) : std::string()) << ": first wrong row " << first;
 }
 
 template <class Real>
@@ -83,6 +111,15 @@ std::vector<Real> uniform(index_t n, int d, unsigned seed) {
   std::vector<Real> x(std::size_t(n * d));
   for (auto& v : x) v = static_cast<Real>(u(g));
   return x;
+}
+
+/// 300 points of a 3-level integer grid in 5-D (duplicates, equal distances everywhere).
+template <class Real>
+std::vector<Real> grid_points() {
+  std::mt19937_64 g(23);
+  std::vector<Real> grid(std::size_t(300 * 5));
+  for (auto& v : grid) v = static_cast<Real>(g() % 3);
+  return grid;
 }
 
 template <class Real>
@@ -98,14 +135,15 @@ void sweep() {
   // k_nearest_walk: the walk at k = 1 as well.
   for (const int k : {1, 5}) check<Real>("lambda", 100, 9, 32, k, uniform<Real>(100, 9, ++seed), true);
   check<Real>("rec", 70, 3, 16, 1, uniform<Real>(70, 3, ++seed), true);
+  // By omega ranges (MPI ranks' passes, rows joined between them).
+  for (const char* name : {"lambda", "bb", "rb"})
+    for (const int parts : {1, 2, 5}) check<Real>(name, 130, 7, 32, 9, uniform<Real>(130, 7, ++seed), false, parts);
+  check<Real>("lambda", 300, 5, 32, 33, grid_points<Real>(), false, 3);
   // k = n - 1: every other point, in order.
   check<Real>("lambda", 40, 6, 16, 39, uniform<Real>(40, 6, ++seed));
   check<Real>("bb", 2, 6, 16, 1, uniform<Real>(2, 6, ++seed));
   // Equal distances everywhere: a 3-level integer grid with duplicate points.
-  std::mt19937_64 g(23);
-  std::vector<Real> grid(std::size_t(300 * 5));
-  for (auto& v : grid) v = static_cast<Real>(g() % 3);
-  for (const int k : {1, 5, 33}) check<Real>("lambda", 300, 5, 32, k, grid);
+  for (const int k : {1, 5, 33}) check<Real>("lambda", 300, 5, 32, k, grid_points<Real>());
   // A NaN coordinate: point 20 is nobody's neighbour and has none (-1, inf).
   auto x = uniform<Real>(60, 8, ++seed);
   x[std::size_t(20 * 8 + 4)] = std::numeric_limits<Real>::quiet_NaN();

@@ -261,6 +261,8 @@ def mpi_ranks_agree():
     env = clitest.MPIRUN_ENV
     x = points(333, 3, 11, np.float64, dup=2)
     inp = save(x, "mpi.npy")
+    x32 = points(301, 9, 12, np.float32, dup=2)
+    inp32 = save(x32, "mpi32.npy")
     files = {}
     results = {}
     for ranks in [1, 2, 3]:
@@ -274,9 +276,12 @@ def mpi_ranks_agree():
             if p.returncode == 0:
                 with open(out, "rb") as f:
                     files.setdefault(layout, []).append(f.read())
-        for red in [["hist", "--bins", 23, "--rmax", 1.3], ["nn"], ["count", "--radius", 0.2]]:
+        for red in [["hist", "--bins", 23, "--rmax", 1.3], ["nn"], ["count", "--radius", 0.2], ["knn", "--k", 7],
+                    ["knn32", "--k", 5]]:
             out = os.path.join(TMP, f"mpi_{red[0]}_{ranks}.npy")
-            args = ["--input", inp, "--reduce"] + [str(a) for a in red] + ["--json"]
+            # knn32: the fp32 points' k nearest (one pass; fp64 takes two, rows merged between them).
+            what = ["knn"] + red[1:] if red[0] == "knn32" else red
+            args = ["--input", inp32 if red[0] == "knn32" else inp, "--reduce"] + [str(a) for a in what] + ["--json"]
             if red[0] != "count":
                 args += ["--output", out]
             p = subprocess.run(mpi + ["-n", str(ranks), EXE] + args, capture_output=True, text=True,
@@ -300,6 +305,11 @@ def mpi_ranks_agree():
     check(results.get("count", [None])[0] == oracle_count(x, 0.2), "mpirun count == oracle")
     check(np.frombuffer(results["hist"][0], dtype=np.int64).tolist() == oracle_hist(x, 23, 1.3).tolist()
           if "hist" in results else False, "mpirun hist == oracle")
+    for red, xs, k in [("knn", x, 7), ("knn32", x32, 5)]:
+        got = results.get(red, [None])[0]
+        want = oracle_knn(xs, k)
+        check(got is not None and np.array_equal(np.frombuffer(got, dtype=np.float64).reshape(want.shape), want),
+              f"mpirun {red} == oracle")
 
 
 try:

@@ -96,7 +96,7 @@ void min_keys_launch(const ExecSpace& space, const Map& map, int l, index_t begi
   using F = PairMinKeysWalk<ExecSpace, Map, Points, Keys, KeyOf>;
   const int rho = map.domain.rho;
   F f{map, points, keys, key_of, static_cast<int>(points.extent(1)), l, 0, 0, SpreadOrder()};
-  const int team_size = F::staged ? tiled_team(rho) : 1;
+  const int team_size = tiled_team_size<ExecSpace>(rho);
   for (index_t b = begin; b < end; b += max_league_per_launch) {
     f.offset = b;
     f.count = end - b < max_league_per_launch ? end - b : max_league_per_launch;

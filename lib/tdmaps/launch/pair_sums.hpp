@@ -4,6 +4,7 @@
 // tdmaps::for_each_pair_sums(space, map[, range], points, f[, label])
 // tdmaps::reduce_pair_sums(space, map[, range], points, law, reducer[, label])
 // tdmaps::histogram_pair_sums(space, map[, range], points, law, counts[, label])
+// tdmaps::reduce_rows_pair_sums<Op>(space, map[, range], points, law, rows[, label])
 //
 // Points of any dimension d: each pair j < i of the map's triangle (or of
 // the blocks of an omega range of a one-launch map) once, with its squared
@@ -18,6 +19,10 @@
 //   histogram_pair_sums: counts(b) += #{pairs with law(s, i, j) == b}, b in
 //       [0, counts.extent(0)); other values (a negative one: no bin) are
 //       not counted. counts is added to, not reset.
+//   reduce_rows_pair_sums<Op>: both ends of each pair, rows(i) joins
+//       law(s, i, j) and rows(j) joins law(s, j, i) (Op as reduce_rows'
+//       in launch/reduce.hpp: RowSum, RowMin, RowMax of a packed key, or a
+//       user's). rows is joined into, not reset.
 // The reductions never offer the diagonal pairs (i, i), whatever the map's
 // triangle.
 //
@@ -26,7 +31,9 @@
 // micro-tile of sums in registers, the coordinates staged in team scratch
 // 16 at a time on GPU backends, as a GEMM walks its k loop but with the
 // exact difference form. Each thread reduces its pairs in registers (one
-// join a thread per team, by Kokkos' team reduction); a histogram's bins
+// join a thread per team, by Kokkos' team reduction); a row reduction's
+// threads join their rows' and columns' values into the team's partials of
+// the block in scratch, joined into rows once per block; a histogram's bins
 // are a team's 32-bit counters in scratch, added to counts once per team,
 // or, where they do not fit the scratch (or the team's share of it at the
 // walk's occupancy), an atomic per pair into counts.
@@ -56,20 +63,14 @@ namespace tdmaps {
 
 namespace detail {
 
-/// The team size of the pair-sums walks: tiled_team(rho) on the GPU walk, 1 on host backends.
-template <class ExecSpace>
-int pair_sums_team(int rho) {
-  return tiled_staged<ExecSpace> ? tiled_team(rho) : 1;
-}
-
 /// The Kokkos launches of walk w over the omegas [begin, end) of its launch
 /// (pair_sums_blocks_per_team blocks a team, each_launch): w's omegas set,
-/// then go(policy, w), the policy's teams of pair_sums_team threads with
+/// then go(policy, w), the policy's teams of tiled_team_size threads with
 /// `bytes` of team scratch (and the alignment's slack).
 template <class ExecSpace, class W, class Go>
 void pair_sums_launches(const ExecSpace& space, index_t begin, index_t end, W& w, const std::size_t bytes,
                         const Go& go) {
-  const int team_size = pair_sums_team<ExecSpace>(w.map.domain.rho);
+  const int team_size = tiled_team_size<ExecSpace>(w.map.domain.rho);
   each_launch(begin, end, pair_sums_blocks_per_team<ExecSpace>, [&](index_t offset, index_t count, int teams) {
     w.offset = offset;
     w.count = count;
@@ -93,10 +94,12 @@ void pair_sums_reduce_launch(const ExecSpace& space, const Map& map, int l, inde
   });
 }
 
-template <class ExecSpace, class Map, class Points, class F>
+/// Mirrored: the pairs of the mirrored triangle (PairSumsBlocks::each_pair),
+/// which for_each_pair_sums_mirrored offers.
+template <bool Mirrored = false, class ExecSpace, class Map, class Points, class F>
 void pair_sums_for_each_launch(const ExecSpace& space, const Map& map, int l, index_t begin, index_t end,
                                const Points& points, const F& f, const std::string& label) {
-  using W = PairSumsForEachWalk<ExecSpace, Map, Points, F>;
+  using W = PairSumsForEachWalk<ExecSpace, Map, Points, F, Mirrored>;
   W w{{map, points, static_cast<int>(points.extent(1)), l, 0, 0}, f};
   pair_sums_launches(space, begin, end, w, W::scratch_bytes(),
                      [&](const auto& policy, const W& walk) { Kokkos::parallel_for(label, policy, walk); });
@@ -123,12 +126,46 @@ void pair_sums_histogram_launch(const ExecSpace& space, const Map& map, int l, i
   const std::size_t bytes = scratch.scratch_bytes(bins) + tile_scratch_alignment;
   bool fits = bytes <= static_cast<std::size_t>(tiled_policy_t<ExecSpace>::scratch_size_max(0));
   if (fits) {
-    tiled_policy_t<ExecSpace> policy(space, 1, pair_sums_team<ExecSpace>(map.domain.rho), 1);
+    tiled_policy_t<ExecSpace> policy(space, 1, tiled_team_size<ExecSpace>(map.domain.rho), 1);
     policy.set_scratch_size(0, Kokkos::PerTeam(bytes));
-    fits = policy.team_size_max(scratch, Kokkos::ParallelForTag()) >= pair_sums_team<ExecSpace>(map.domain.rho);
+    fits = policy.team_size_max(scratch, Kokkos::ParallelForTag()) >= tiled_team_size<ExecSpace>(map.domain.rho);
   }
   if (fits) run(std::false_type());
   else run(std::true_type());
+}
+
+template <class Op, class ExecSpace, class Map, class Points, class Law, class Rows>
+void pair_sums_rows_launch(const ExecSpace& space, const Map& map, int l, index_t begin, index_t end,
+                           const Points& points, const Law& law, const Rows& rows, const std::string& label) {
+  using W = PairSumsRowsWalk<ExecSpace, Map, Points, Law, Rows, Op>;
+  W w{{map, points, static_cast<int>(points.extent(1)), l, 0, 0}, law, rows};
+  pair_sums_launches(space, begin, end, w, W::scratch_bytes(map.domain.rho),
+                     [&](const auto& policy, const W& walk) { Kokkos::parallel_for(label, policy, walk); });
+}
+
+/// Not API: for_each_pair_sums over the blocks of `range` of a one-launch
+/// map as the blocks of the mirrored triangle: for the map's pair (i', j'),
+/// f(s, a, b) with the points' pair (a, b) = (n - 1 - j', n - 1 - i'), a >=
+/// b, and its sum s (bit for bit for_each_pair_sums' of (a, b)). The pairs
+/// of a column of the map's triangle are then a row of the map's blocks:
+/// edm_chunk's condensed chunks (apps/edm), whose rows are columns.
+template <class ExecSpace, class Map, class Points, class F>
+void for_each_pair_sums_mirrored(const ExecSpace& space, const Map& map, const OmegaRange& range,
+                                 const Points& points, const F& f, const std::string& label) {
+  static_assert(!is_multi_launch_map_v<Map>, "tdmaps: omega ranges of a one-launch map (bb, lambda, rb)");
+  check_tiled(map, points, "tdmaps::for_each_pair_sums");
+  check_omega_range(map, range, "tdmaps::for_each_pair_sums");
+  pair_sums_for_each_launch<true>(space, map, 0, range.begin, range.end, points, f, label);
+}
+
+template <class Op, class Map, class Rows>
+void check_pair_sums_rows(const Map& map, const Rows& rows) {
+  static_assert(Kokkos::is_view<Rows>::value && Rows::rank == 1 &&
+                    std::is_same<typename Rows::value_type, typename Op::value_type>::value,
+                "tdmaps::reduce_rows_pair_sums: rows is a writable 1-D View of Op::value_type");
+  if (static_cast<index_t>(rows.extent(0)) != map.domain.n)
+    throw std::invalid_argument("tdmaps::reduce_rows_pair_sums: rows has " + std::to_string(rows.extent(0)) +
+                                " entries, the domain " + std::to_string(map.domain.n) + " rows");
 }
 
 template <class Counts>
@@ -182,6 +219,49 @@ void reduce_pair_sums(const ExecSpace& space, const Map& map, const OmegaRange& 
   reducer.init(total);
   detail::pair_sums_reduce_launch(space, map, 0, range.begin, range.end, points, law, reducer, total, label);
   reducer.reference() = total;
+}
+
+/// Both ends of each pair j < i of `map`'s triangle, s the pair's squared
+/// distance summed in coordinate order (the top of this file):
+/// rows(i) = Op::join(rows(i), law(s, i, j)) and rows(j) = Op::join(rows(j),
+/// law(s, j, i)). The diagonal pairs (i, i) are never offered. rows is
+/// joined into, not reset (fill it with Op::identity() first; several
+/// ranges may then join theirs).
+/// \tparam Op RowSum<T>, RowMin<T>, RowMax<T> (launch/reduce.hpp) or one with
+///   their members (value_type, identity, join, atomic_join)
+/// \tparam Map a block-space map (bb, lambda, rb, rec, hadouken) of block side 16 or 32
+/// \param space the execution space instance the walk runs on (not fenced)
+/// \param map the map over Domain2(n, rho, triangle) whose blocks are walked
+/// \param points n x d, LayoutRight, in ExecSpace's memory (any d >= 1)
+/// \param law `KOKKOS_FUNCTION Op::value_type operator()(Real s, index_t row, index_t other) const`:
+///   the value the pair (row, other) joins into rows(row)
+/// \param rows n values of Op::value_type, in ExecSpace's memory (joined into)
+/// \param label the launches' label (Kokkos tools)
+/// \throws std::invalid_argument on a block side, points or rows of the wrong shape
+template <class Op, class ExecSpace, class Map, class Points, class Law, class Rows>
+void reduce_rows_pair_sums(const ExecSpace& space, const Map& map, const Points& points, const Law& law,
+                           const Rows& rows,
+                           const std::string& label = std::string("tdmaps::reduce_rows_pair_sums::") + Map::name) {
+  detail::check_tiled(map, points, "tdmaps::reduce_rows_pair_sums");
+  detail::check_pair_sums_rows<Op>(map, rows);
+  for (int l = 0; l < detail::launches(map); ++l)
+    detail::pair_sums_rows_launch<Op>(space, map, l, 0, detail::league_size(map, l), points, law, rows, label);
+}
+
+/// reduce_rows_pair_sums over the blocks of the omegas of `range` of a
+/// one-launch map (bb, lambda, rb): the ranges of a partition joined into
+/// one rows give the whole triangle's.
+/// \throws std::invalid_argument as above, and on a range outside the league
+template <class Op, class ExecSpace, class Map, class Points, class Law, class Rows>
+void reduce_rows_pair_sums(const ExecSpace& space, const Map& map, const OmegaRange& range, const Points& points,
+                           const Law& law, const Rows& rows,
+                           const std::string& label = std::string("tdmaps::reduce_rows_pair_sums::") + Map::name) {
+  static_assert(!is_multi_launch_map_v<Map>,
+                "tdmaps::reduce_rows_pair_sums: omega ranges of a one-launch map (bb, lambda, rb)");
+  detail::check_tiled(map, points, "tdmaps::reduce_rows_pair_sums");
+  detail::check_pair_sums_rows<Op>(map, rows);
+  check_omega_range(map, range, "tdmaps::reduce_rows_pair_sums");
+  detail::pair_sums_rows_launch<Op>(space, map, 0, range.begin, range.end, points, law, rows, label);
 }
 
 /// f(s, i, j) for each pair j < i of `map`'s triangle, and for each (i, i)

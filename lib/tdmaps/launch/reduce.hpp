@@ -89,8 +89,15 @@ struct RowSum {
   KOKKOS_FORCEINLINE_FUNCTION static T identity() { return T(0); }
   /// a = a combined with b.
   KOKKOS_FORCEINLINE_FUNCTION static void join(T& a, const T b) { a += b; }
-  /// *p = *p combined with v, atomically.
-  KOKKOS_FORCEINLINE_FUNCTION static void atomic_join(T* p, const T v) { Kokkos::atomic_add(detail::native(p), detail::native(v)); }
+  /// *p = *p combined with v, atomically. 64-bit integers as unsigned long
+  /// long: the same bits in two's complement, and the add CUDA has natively
+  /// (Kokkos 3 takes a signed one through a compare-and-swap loop).
+  KOKKOS_FORCEINLINE_FUNCTION static void atomic_join(T* p, const T v) {
+    if constexpr (std::is_integral<T>::value && sizeof(T) == 8)
+      Kokkos::atomic_add(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
+    else
+      Kokkos::atomic_add(detail::native(p), detail::native(v));
+  }
 };
 
 /// reduce_rows operation: the smallest of the row's values (an integral key).

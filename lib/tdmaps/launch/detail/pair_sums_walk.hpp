@@ -1,11 +1,12 @@
 #ifndef TDMAPS_LAUNCH_DETAIL_PAIR_SUMS_WALK_HPP
 #define TDMAPS_LAUNCH_DETAIL_PAIR_SUMS_WALK_HPP
 
-// The walks of tdmaps::reduce_pair_sums and tdmaps::histogram_pair_sums (a
-// team takes blocks of rho x rho pairs, their sums by tiled_block_sums.hpp;
-// each thread reduces its micro-tiles' pairs in registers, or adds their
-// bins to the team's bins in scratch): tdmaps/launch/pair_sums.hpp says
-// what they do.
+// The walks of tdmaps::reduce_pair_sums, reduce_rows_pair_sums,
+// histogram_pair_sums and for_each_pair_sums (a team takes blocks of rho x
+// rho pairs, their sums by tiled_block_sums.hpp; each thread reduces its
+// micro-tiles' pairs in registers, or joins their rows' values into the
+// team's partials or adds their bins to the team's bins in scratch):
+// tdmaps/launch/pair_sums.hpp says what they do.
 
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/kokkos_ext/intrinsics.hpp>
@@ -43,6 +44,21 @@ KOKKOS_FORCEINLINE_FUNCTION void each_tile_pair(const Tile& t, const Real (&s)[t
   }
 }
 
+/// Block t of a map's triangle as the points' block of the mirrored
+/// triangle: its pair (i', j') is the points' pair (n - 1 - j', n - 1 - i'),
+/// so the block's columns, reversed, are the points' rows and its rows the
+/// points' columns (a block below the diagonal again, a diagonal block
+/// diagonal, the same pairs j < i of it; its first row and column need not
+/// be multiples of the block side).
+KOKKOS_FORCEINLINE_FUNCTION Tile mirrored_tile(const Tile& t, const index_t n) {
+  Tile m = t;
+  m.i0 = n - t.j0 - t.cols;
+  m.j0 = n - t.i0 - t.rows;
+  m.rows = t.cols;
+  m.cols = t.rows;
+  return m;
+}
+
 /// The blocks a team of a pair-sums walk takes: on GPU backends 8 (a team's
 /// reduction and bins' flush paid once per 8 blocks), 1 on host backends.
 template <class ExecSpace>
@@ -70,12 +86,16 @@ struct PairSumsBlocks {
   /// f(s, i, j) for each pair of the team's blocks, by the thread of its
   /// micro-tile (WithDiagonal: each_tile_pair's); srow: the staged
   /// coordinates (tiled_staging_bytes of scratch; GPU walk only).
-  template <bool WithDiagonal, class F>
+  /// Mirrored: each block of the map as the points' block of the mirrored
+  /// triangle (mirrored_tile): f(s, a, b) for the map's pair (i', j') is
+  /// the points' pair (a, b) = (n - 1 - j', n - 1 - i').
+  template <bool WithDiagonal, bool Mirrored = false, class F>
   KOKKOS_FORCEINLINE_FUNCTION void each_pair(const team_member_t<ExecSpace>& team, Real* const srow,
                                              const F& f) const {
     Real* const scol = staged ? srow + tiled_chunk * tiled_stride : nullptr;
     bool busy = false;
-    each_block<ExecSpace>(map, launch, offset, count, team, [&](const Tile& t) {
+    each_block<ExecSpace>(map, launch, offset, count, team, [&](const Tile& mapped) {
+      const Tile t = Mirrored ? mirrored_tile(mapped, map.domain.n) : mapped;
       if (busy) team.team_barrier();  // the previous block's last chunk is read
       busy = true;
       tiled_block_sums<staged, false>(team, t, x.data(), static_cast<std::size_t>(x.stride(0)), d, map.domain.rho,
@@ -111,8 +131,9 @@ struct PairSumsReduceWalk : PairSumsBlocks<ExecSpace, Map, Points> {
 };
 
 /// for_each_pair_sums: f(s, i, j) for each pair of the map's triangle
-/// (the diagonal too where it holds it), by the thread of its micro-tile.
-template <class ExecSpace, class Map, class Points, class F>
+/// (the diagonal too where it holds it), by the thread of its micro-tile;
+/// Mirrored: of the mirrored triangle (each_pair).
+template <class ExecSpace, class Map, class Points, class F, bool Mirrored = false>
 struct PairSumsForEachWalk : PairSumsBlocks<ExecSpace, Map, Points> {
   using Base = PairSumsBlocks<ExecSpace, Map, Points>;
   using typename Base::Real;
@@ -123,7 +144,7 @@ struct PairSumsForEachWalk : PairSumsBlocks<ExecSpace, Map, Points> {
 
   KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team) const {
     Real* const srow = Base::staged ? reinterpret_cast<Real*>(Base::scratch(team, scratch_bytes())) : nullptr;
-    this->template each_pair<true>(team, srow, f);
+    this->template each_pair<true, Mirrored>(team, srow, f);
   }
 };
 
@@ -171,6 +192,73 @@ struct PairSumsHistogramWalk : PairSumsBlocks<ExecSpace, Map, Points> {
         if (h[b] != 0) Kokkos::atomic_add(out(b), static_cast<unsigned long long>(h[b]));
       });
     }
+  }
+};
+
+/// reduce_rows_pair_sums: per block, each thread joins its micro-tile's
+/// values into its rows' and its columns' partials in registers, then into
+/// the team's partials of the block's rows and columns in scratch (Op's
+/// atomic join on GPU backends), which the team joins into `rows` once per
+/// row and column of the block (Op's atomic join: other teams share them).
+template <class ExecSpace, class Map, class Points, class Law, class Rows, class Op>
+struct PairSumsRowsWalk : PairSumsBlocks<ExecSpace, Map, Points> {
+  using Base = PairSumsBlocks<ExecSpace, Map, Points>;
+  using typename Base::Real;
+  using value_type = typename Op::value_type;
+  Law law;
+  Rows rows;
+
+  /// Team scratch taken (aligned; the launch reserves the alignment's slack
+  /// too): the staged coordinates, then the partials of 2 rho rows.
+  KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes(const int rho) {
+    return (Base::staged ? tiled_staging_bytes<Real>() : 0) + sizeof(value_type) * 2 * static_cast<std::size_t>(rho);
+  }
+
+  KOKKOS_FUNCTION void operator()(const team_member_t<ExecSpace>& team) const {
+    constexpr int MR = tiled_rows, MC = tiled_cols;
+    const int rho = this->map.domain.rho;
+    char* const base = Base::scratch(team, scratch_bytes(rho));
+    Real* const srow = Base::staged ? reinterpret_cast<Real*>(base) : nullptr;
+    Real* const scol = Base::staged ? srow + tiled_chunk * tiled_stride : nullptr;
+    // The staged coordinates' bytes are a multiple of 16: the partials stay aligned.
+    value_type* const prow = reinterpret_cast<value_type*>(base + (Base::staged ? tiled_staging_bytes<Real>() : 0));
+    value_type* const pcol = prow + rho;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 2 * rho), [&](const int k) { prow[k] = Op::identity(); });
+    team.team_barrier();
+    each_block<ExecSpace>(this->map, this->launch, this->offset, this->count, team, [&](const Tile& t) {
+      tiled_block_sums<Base::staged, false>(
+          team, t, this->x.data(), static_cast<std::size_t>(this->x.stride(0)), this->d, rho, srow, scol,
+          [&](const Real(&s)[MR][MC], const int r, const int c) {
+            value_type vr[MR], vc[MC];
+            for (int u = 0; u < MR; ++u) vr[u] = Op::identity();
+            for (int w = 0; w < MC; ++w) vc[w] = Op::identity();
+            each_tile_pair(t, s, r, c, [&](const Real v, const index_t i, const index_t j) {
+              Op::join(vr[i - t.i0 - MR * r], law(v, i, j));
+              Op::join(vc[j - t.j0 - MC * c], law(v, j, i));
+            });
+            for (int u = 0; u < MR; ++u) {
+              if (MR * r + u >= t.rows) break;
+              if constexpr (Base::staged) Op::atomic_join(&prow[MR * r + u], vr[u]);
+              else Op::join(prow[MR * r + u], vr[u]);
+            }
+            for (int w = 0; w < MC; ++w) {
+              if (MC * c + w >= t.cols) break;
+              if constexpr (Base::staged) Op::atomic_join(&pcol[MC * c + w], vc[w]);
+              else Op::join(pcol[MC * c + w], vc[w]);
+            }
+          });
+      // Every thread's partials are in; the flush resets them for the next
+      // block, whose first joins come after its staging's barrier.
+      team.team_barrier();
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 2 * rho), [&](const int k) {
+        const bool row = k < rho;
+        const int p = row ? k : k - rho;
+        if (p < (row ? t.rows : t.cols)) {
+          Op::atomic_join(&rows(row ? t.i0 + p : t.j0 + p), prow[k]);
+          prow[k] = Op::identity();
+        }
+      });
+    });
   }
 };
 

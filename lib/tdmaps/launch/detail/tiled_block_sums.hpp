@@ -98,6 +98,13 @@ constexpr bool force_staged_tiled = false;
 template <class ExecSpace>
 constexpr bool tiled_staged = is_gpu_space<ExecSpace>::value || force_staged_tiled;
 
+/// The team size of the dimension-tiled walks on ExecSpace: tiled_team(rho)
+/// on the GPU walk, 1 on host backends.
+template <class ExecSpace>
+int tiled_team_size(int rho) {
+  return tiled_staged<ExecSpace> ? tiled_team(rho) : 1;
+}
+
 /// Team scratch of the staged coordinates (GPU walk): tiled_chunk
 /// coordinates of the block's rows, then of its columns.
 template <class Real>

@@ -9,20 +9,25 @@
 //
 // Any o0 and m: the chunk's edges may cut a row. The launch covers the block
 // rows that hold the chunk (an omega range of a lambda or bb map over
-// make_domain(n, rho, layout)) with the element kernel, which writes only
-// the chunk's elements, so every value is bit for bit the element kernel's
-// of the whole matrix. Packed rows are block rows of the map; a condensed
-// row (pairs (i, j) with j the smaller index) is a column of the lower
-// triangle, so condensed chunks run on the mirrored triangle: the map's pair
-// (i', j') is the pair (n - 1 - j', n - 1 - i') of the points.
+// make_domain(n, rho, layout)) and writes only the chunk's elements, so
+// every value is bit for bit the element kernel's of the whole matrix. It
+// is the element kernel, or on GPU backends from d = 8, block side 16 or
+// 32, the dimension-tiled walk (for_each_pair_sums: the element kernel's
+// sums; detail::tiled_chunk_walk). Packed rows are block
+// rows of the map; a condensed row (pairs (i, j) with j the smaller index)
+// is a column of the lower triangle, so condensed chunks run on the
+// mirrored triangle: the map's pair (i', j') is the pair (n - 1 - j',
+// n - 1 - i') of the points.
 
 #include <tdmaps/core/domain.hpp>
 #include <tdmaps/core/triangular.hpp>
 #include <tdmaps/core/types.hpp>
 #include <tdmaps/edm/element.hpp>
 #include <tdmaps/edm/layout.hpp>
+#include <tdmaps/edm/tiled.hpp>
 #include <tdmaps/launch/for_each.hpp>
 #include <tdmaps/launch/omega_range.hpp>
+#include <tdmaps/launch/pair_sums.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -73,6 +78,27 @@ struct ChunkKernel {
   }
 };
 
+/// The tiled walk's store of a chunk: the pairs (i, j), i >= j, of the
+/// points (the mirrored triangle's, for condensed chunks) whose element lies
+/// in [o0, o0 + m).
+template <class Real, class MemorySpace>
+struct TiledChunkStore {
+  Kokkos::View<Real*, MemorySpace> out;
+  index_t n = 0;
+  index_t o0 = 0, m = 0;
+  bool condensed = false;
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(const Real s, const index_t i, const index_t j) const {
+    const index_t o = (condensed ? condensed_index(n, i, j) : tri(i) + j) - o0;
+    if (o >= 0 && o < m) out(o) = sqrt_real(s);
+  }
+};
+
+/// Whether a chunk takes the dimension-tiled walk (on the backends of
+/// tiled_walk_v): block side 16 or 32 and d from 8, where chunk_probe
+/// measured it the faster for both layouts and precisions (at d = 5 the
+/// element kernel is: perf_tests/results/h200/any_d/).
+inline bool tiled_chunk_walk(int d, int rho) { return d >= 8 && tdmaps::detail::tiled_block_side(rho); }
+
 template <class Map>
 OmegaRange block_rows(const Map& map, index_t b0, index_t b1) {
   if constexpr (std::is_same<Map, BoundingBoxMap>::value)
@@ -115,10 +141,21 @@ void edm_chunk(const ExecSpace& space, const PointsView& points, const Map& map,
     r0 = n - 1 - condensed_row_of(n, o0 + m - 1);
     r1 = n - 1 - condensed_row_of(n, o0);
   }
-  detail::ChunkKernel<Real, mem> k{points, out, n, static_cast<int>(points.extent(1)), o0, m,
-                                   layout == Layout::condensed};
-  for_each_element(space, map, detail::block_rows(map, r0 / rho, r1 / rho + 1), k,
-                   std::string("tdmaps::edm::chunk::") + Map::name, hints);
+  const int d = static_cast<int>(points.extent(1));
+  const bool condensed = layout == Layout::condensed;
+  const OmegaRange rows = detail::block_rows(map, r0 / rho, r1 / rho + 1);
+  const std::string label = std::string("tdmaps::edm::chunk::") + Map::name;
+  if constexpr (detail::tiled_walk_v<ExecSpace, PointsView, 0>) {
+    if (detail::tiled_chunk_walk(d, static_cast<int>(rho))) {
+      const Kokkos::View<const Real**, Kokkos::LayoutRight, mem> x = points;
+      const detail::TiledChunkStore<Real, mem> f{out, n, o0, m, condensed};
+      if (condensed) tdmaps::detail::for_each_pair_sums_mirrored(space, map, rows, x, f, label);
+      else for_each_pair_sums(space, map, rows, x, f, label);
+      return;
+    }
+  }
+  detail::ChunkKernel<Real, mem> k{points, out, n, d, o0, m, condensed};
+  for_each_element(space, map, rows, k, label, hints);
 }
 
 }  // namespace edm
