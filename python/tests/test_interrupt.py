@@ -22,6 +22,11 @@ CHILD = textwrap.dedent(
     import tdmaps
     from tdmaps import _tdmaps
 
+    # Ctrl-C as a terminal delivers it: Python's handler, whatever this
+    # process inherited (a job started in the background by a
+    # non-interactive shell has SIGINT ignored, and Python keeps it so).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
     case = sys.argv[1]
     rng = np.random.default_rng(7)
 
@@ -94,6 +99,8 @@ PDIST_CHILD = textwrap.dedent(
     import json, os, signal, threading, time
     import numpy as np
     import tdmaps
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # as in CHILD
 
     # pdist's kernel, once started, runs to its end: the interrupt is raised
     # after it, with out= complete (never half written).
