@@ -158,16 +158,6 @@ void for_each_pair_sums_mirrored(const ExecSpace& space, const Map& map, const O
   pair_sums_for_each_launch<true>(space, map, 0, range.begin, range.end, points, f, label);
 }
 
-template <class Op, class Map, class Rows>
-void check_pair_sums_rows(const Map& map, const Rows& rows) {
-  static_assert(Kokkos::is_view<Rows>::value && Rows::rank == 1 &&
-                    std::is_same<typename Rows::value_type, typename Op::value_type>::value,
-                "tdmaps::reduce_rows_pair_sums: rows is a writable 1-D View of Op::value_type");
-  if (static_cast<index_t>(rows.extent(0)) != map.domain.n)
-    throw std::invalid_argument("tdmaps::reduce_rows_pair_sums: rows has " + std::to_string(rows.extent(0)) +
-                                " entries, the domain " + std::to_string(map.domain.n) + " rows");
-}
-
 template <class Counts>
 void check_pair_sums_counts(const Counts& counts) {
   static_assert(Kokkos::is_view<Counts>::value && Counts::rank == 1 &&
@@ -243,7 +233,7 @@ void reduce_rows_pair_sums(const ExecSpace& space, const Map& map, const Points&
                            const Rows& rows,
                            const std::string& label = std::string("tdmaps::reduce_rows_pair_sums::") + Map::name) {
   detail::check_tiled(map, points, "tdmaps::reduce_rows_pair_sums");
-  detail::check_pair_sums_rows<Op>(map, rows);
+  detail::check_rows<Op>(map, rows, "tdmaps::reduce_rows_pair_sums");
   for (int l = 0; l < detail::launches(map); ++l)
     detail::pair_sums_rows_launch<Op>(space, map, l, 0, detail::league_size(map, l), points, law, rows, label);
 }
@@ -259,7 +249,7 @@ void reduce_rows_pair_sums(const ExecSpace& space, const Map& map, const OmegaRa
   static_assert(!is_multi_launch_map_v<Map>,
                 "tdmaps::reduce_rows_pair_sums: omega ranges of a one-launch map (bb, lambda, rb)");
   detail::check_tiled(map, points, "tdmaps::reduce_rows_pair_sums");
-  detail::check_pair_sums_rows<Op>(map, rows);
+  detail::check_rows<Op>(map, rows, "tdmaps::reduce_rows_pair_sums");
   check_omega_range(map, range, "tdmaps::reduce_rows_pair_sums");
   detail::pair_sums_rows_launch<Op>(space, map, 0, range.begin, range.end, points, law, rows, label);
 }

@@ -313,15 +313,23 @@ void histogram_launch(const ExecSpace& space, const Map& map, int l, index_t beg
   else run(std::false_type());
 }
 
+/// The rows of a row reduction (reduce_rows, reduce_rows_pair_sums): a
+/// writable 1-D View of Op::value_type, one entry a row of the domain
+/// (std::invalid_argument naming `who` otherwise).
+template <class Op, class Map, class Rows>
+void check_rows(const Map& map, const Rows& rows, const char* who) {
+  static_assert(Kokkos::is_view<Rows>::value && Rows::rank == 1 &&
+                    std::is_same<typename Rows::value_type, typename Op::value_type>::value,
+                "tdmaps::reduce_rows, reduce_rows_pair_sums: rows is a writable 1-D View of Op::value_type");
+  if (static_cast<index_t>(rows.extent(0)) != map.domain.n)
+    throw std::invalid_argument(std::string(who) + ": rows has " + std::to_string(rows.extent(0)) +
+                                " entries, the domain " + std::to_string(map.domain.n) + " rows");
+}
+
 template <class ExecSpace, class Map, class Kernel, class Rows, class Op>
 void rows_launch(const ExecSpace& space, const Map& map, int l, index_t begin, index_t end, const Kernel& kernel,
                  const Rows& rows, const std::string& label, const LaunchHints& hints) {
-  static_assert(Kokkos::is_view<Rows>::value && Rows::rank == 1 &&
-                    std::is_same<typename Rows::value_type, typename Op::value_type>::value,
-                "tdmaps::reduce_rows: rows is a writable 1-D View of Op::value_type");
-  if (static_cast<index_t>(rows.extent(0)) != map.domain.n)
-    throw std::invalid_argument("tdmaps::reduce_rows: rows has " + std::to_string(rows.extent(0)) +
-                                " entries, the domain " + std::to_string(map.domain.n) + " rows");
+  check_rows<Op>(map, rows, "tdmaps::reduce_rows");
   int team_size, vector_length;
   team_shape<ExecSpace>(map.domain, hints, LaunchKind::tile, team_size, vector_length);
   const int per_team = reduce_blocks_per_team(hints, is_gpu_space<ExecSpace>::value);
