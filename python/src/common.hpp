@@ -128,15 +128,18 @@ MapSpec map_spec(const std::string& map, const std::string& sqrt, const std::str
 bool one_launch(const std::string& map);
 
 /// The maps of with_map in two groups, each compiled in units of its own
-/// (python/CMakeLists.txt): lambda's eight forms (four square roots, exact
-/// and eps) and the other maps. A map's kernels are the bulk of a unit's
-/// compile time, so that a parallel build compiles the groups side by side.
+/// (python/CMakeLists.txt): lambda, whose eight forms (four square roots,
+/// exact and eps) run as one RuntimeLambdaMap, so that its kernels are
+/// compiled once, and the other maps. A map's kernels are the bulk of a
+/// unit's compile time, so that a parallel build compiles the groups side by side.
 enum class MapGroup { lambda, other };
 
 template <class Map>
 struct map_group : std::integral_constant<MapGroup, MapGroup::other> {};
 template <class Sqrt, class Form>
 struct map_group<LambdaMap<Sqrt, Form>> : std::integral_constant<MapGroup, MapGroup::lambda> {};
+template <>
+struct map_group<RuntimeLambdaMap> : std::integral_constant<MapGroup, MapGroup::lambda> {};
 
 /// The group of the map spec names.
 inline MapGroup map_group_of(const MapSpec& spec) {
@@ -144,16 +147,21 @@ inline MapGroup map_group_of(const MapSpec& spec) {
 }
 
 /// with_map for a spec of group G (map_group_of(spec) == G): f is
-/// instantiated for G's maps only.
+/// instantiated for G's maps only, the lambda group's as one RuntimeLambdaMap.
 template <MapGroup G, class F>
 void with_map_in(const MapSpec& spec, const Domain2& d, F&& f, bool block_space_only = false) {
   if (map_group_of(spec) != G) throw std::logic_error("tdmaps::python::with_map_in: map '" + spec.map + "' of another group");
-  with_map(
-      spec, d,
-      [&](auto map) {
-        if constexpr (map_group<decltype(map)>::value == G) f(map);
-      },
-      block_space_only);
+  if constexpr (G == MapGroup::lambda) {
+    (void)block_space_only;  // every lambda map is a block-space map
+    f(runtime_lambda_map(spec, d));
+  } else {
+    with_map(
+        spec, d,
+        [&](auto map) {
+          if constexpr (map_group<decltype(map)>::value == G) f(map);
+        },
+        block_space_only);
+  }
 }
 
 /// f(std::integral_constant<MapGroup, G>{}) for the group of spec: the caller

@@ -108,6 +108,46 @@ index_t first_wrong_epsilon_row(index_t limit) {
   return first;
 }
 
+/// Omegas T(i) - 1, T(i), T(i) + 1 of the rows: where `runtime` and `fixed`
+/// differ in the block or in whether there is one.
+template <class Sqrt, class Form>
+struct RuntimeLambdaCheck {
+  tdmaps::LambdaMap<Sqrt, Form> fixed;
+  tdmaps::RuntimeLambdaMap runtime;
+  Kokkos::View<const index_t*, ExecSpace::memory_space> rows;
+  KOKKOS_FUNCTION void operator()(const int s, index_t& wrong) const {
+    const index_t t = tdmaps::tri(rows(s));
+    for (index_t omega = t - 1; omega <= t + 1; ++omega) {
+      if (omega >= fixed.league_size()) continue;
+      tdmaps::Block2 a, b;
+      const bool in_a = fixed.block(omega, a);
+      const bool in_b = runtime.block(omega, b);
+      if (in_a != in_b || a.bi != b.bi || a.bj != b.bj) ++wrong;
+    }
+  }
+};
+
+/// The sampled rows below nb, on the device.
+Kokkos::View<const index_t*, ExecSpace::memory_space> rows_below(index_t nb) {
+  std::vector<index_t> host;
+  for (index_t i : sampled_rows())
+    if (i < nb) host.push_back(i);
+  Kokkos::View<index_t*, ExecSpace::memory_space> rows("rows", host.size());
+  Kokkos::deep_copy(rows, Kokkos::View<const index_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(host.data(), host.size()));
+  return rows;
+}
+
+/// Omegas where RuntimeLambdaMap(d, s, f) and LambdaMap<Sqrt, Form>(d) differ.
+template <class Sqrt, class Form>
+index_t runtime_lambda_wrong(const tdmaps::Domain2& d, tdmaps::LambdaSqrt s, tdmaps::LambdaForm f,
+                             const Kokkos::View<const index_t*, ExecSpace::memory_space>& rows) {
+  index_t wrong = 0;
+  Kokkos::parallel_reduce("tdmaps::test::runtime_lambda", Kokkos::RangePolicy<ExecSpace>(0, static_cast<int>(rows.extent(0))),
+                          RuntimeLambdaCheck<Sqrt, Form>{tdmaps::LambdaMap<Sqrt, Form>(d), tdmaps::RuntimeLambdaMap(d, s, f), rows},
+                          wrong);
+  return wrong;
+}
+
 struct UtmBoundaryCheck {
   tdmaps::UpperTriangularMap map;
   Kokkos::View<const index_t*, ExecSpace::memory_space> cols;
@@ -145,6 +185,28 @@ TEST(TEST_CATEGORY, lambda_exact_is_exact_at_row_boundaries_up_to_2_31) {
   EXPECT_EQ(boundary_wrong<tdmaps::SqrtNewton>(), 0);
   EXPECT_EQ(boundary_wrong<tdmaps::SqrtRsqrt>(), 0);
   EXPECT_EQ(boundary_wrong<tdmaps::SqrtDouble>(), 0);
+}
+
+// RuntimeLambdaMap is each LambdaMap<Sqrt, Form> block for block, at the
+// row boundaries of the largest domain (2^28 block rows), where the epsilon
+// forms go wrong each at its own rows: so a variant taken for another is seen
+// (the last checks: two epsilon forms differ there).
+TEST(TEST_CATEGORY, runtime_lambda_map_gives_each_variants_blocks) {
+  using tdmaps::LambdaForm;
+  using tdmaps::LambdaSqrt;
+  const tdmaps::Domain2 d(tdmaps::max_side, 8);
+  const auto rows = rows_below(d.nb);
+  EXPECT_EQ((runtime_lambda_wrong<tdmaps::SqrtIEEE, tdmaps::Exact>(d, LambdaSqrt::ieee, LambdaForm::exact, rows)), 0);
+  EXPECT_EQ((runtime_lambda_wrong<tdmaps::SqrtNewton, tdmaps::Exact>(d, LambdaSqrt::newton, LambdaForm::exact, rows)), 0);
+  EXPECT_EQ((runtime_lambda_wrong<tdmaps::SqrtRsqrt, tdmaps::Exact>(d, LambdaSqrt::rsqrt, LambdaForm::exact, rows)), 0);
+  EXPECT_EQ((runtime_lambda_wrong<tdmaps::SqrtDouble, tdmaps::Exact>(d, LambdaSqrt::fp64, LambdaForm::exact, rows)), 0);
+  EXPECT_EQ((runtime_lambda_wrong<tdmaps::SqrtIEEE, tdmaps::Epsilon>(d, LambdaSqrt::ieee, LambdaForm::eps, rows)), 0);
+  EXPECT_EQ((runtime_lambda_wrong<tdmaps::SqrtNewton, tdmaps::Epsilon>(d, LambdaSqrt::newton, LambdaForm::eps, rows)), 0);
+  EXPECT_EQ((runtime_lambda_wrong<tdmaps::SqrtRsqrt, tdmaps::Epsilon>(d, LambdaSqrt::rsqrt, LambdaForm::eps, rows)), 0);
+  EXPECT_EQ((runtime_lambda_wrong<tdmaps::SqrtDouble, tdmaps::Epsilon>(d, LambdaSqrt::fp64, LambdaForm::eps, rows)), 0);
+  // The check sees a wrong variant: fp64's epsilon form against fp32's, and the exact form against the epsilon one.
+  EXPECT_GT((runtime_lambda_wrong<tdmaps::SqrtDouble, tdmaps::Epsilon>(d, LambdaSqrt::rsqrt, LambdaForm::eps, rows)), 0);
+  EXPECT_GT((runtime_lambda_wrong<tdmaps::SqrtRsqrt, tdmaps::Epsilon>(d, LambdaSqrt::rsqrt, LambdaForm::exact, rows)), 0);
 }
 
 // The papers' epsilon form in fp32 goes wrong a few thousand block rows in; the

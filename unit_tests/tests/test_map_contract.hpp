@@ -9,8 +9,11 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -182,6 +185,9 @@ static_assert(!tdmaps::is_map_v<BothForms>, "both launch forms: no map");
 static_assert(!tdmaps::is_map_v<NotTriviallyCopyable>, "not trivially copyable: no map");
 static_assert(!tdmaps::is_map_v<ThreadTagBlockMembers>, "thread tag without element(): no map");
 static_assert(!tdmaps::is_map_v<int>, "int: no map");
+static_assert(tdmaps::is_block_space_map_v<tdmaps::RuntimeLambdaMap> && tdmaps::check_map<tdmaps::RuntimeLambdaMap>(),
+              "RuntimeLambdaMap is a one-launch block-space map");
+static_assert(tdmaps::is_lambda_map_v<tdmaps::RuntimeLambdaMap>, "RuntimeLambdaMap is a lambda map (omega ranges)");
 
 /// Every map with_map can build (names, aliases, every sqrt and form)
 /// satisfies the contract in its space.
@@ -219,4 +225,50 @@ TEST(TEST_CATEGORY, map_contract_holds_for_every_dispatched_map) {
       }
     }
   }
+}
+
+// runtime_lambda_map: the variant spec names, with_map's errors for the names
+// it does not know; map_over (the warp walks' side-block map) keeps it.
+TEST(TEST_CATEGORY, runtime_lambda_map_takes_the_specs_variant_and_keeps_it_over_other_domains) {
+  using tdmaps::LambdaForm;
+  using tdmaps::LambdaSqrt;
+  const Domain2 d(1000, 16);
+  const std::vector<std::pair<std::string, LambdaSqrt>> sqrts{
+      {"sqrt", LambdaSqrt::ieee}, {"newton", LambdaSqrt::newton}, {"rsqrt", LambdaSqrt::rsqrt}, {"fp64", LambdaSqrt::fp64}};
+  ASSERT_EQ(sqrts.size(), tdmaps::sqrt_names().size());
+  for (const auto& s : sqrts) {
+    for (const auto& f : std::vector<std::pair<std::string, LambdaForm>>{{"exact", LambdaForm::exact}, {"eps", LambdaForm::eps}}) {
+      const tdmaps::RuntimeLambdaMap m = tdmaps::runtime_lambda_map(tdmaps::MapSpec{"lambda", s.first, f.first}, d);
+      EXPECT_EQ(m.sqrt, s.second) << s.first;
+      EXPECT_EQ(m.form, f.second) << f.first;
+      EXPECT_EQ(m.domain.n, 1000);
+      EXPECT_EQ(m.league_size(), tdmaps::LambdaMap<>(d).league_size());
+      const tdmaps::RuntimeLambdaMap w = tdmaps::detail::warp_walk_map(m, 128);
+      EXPECT_EQ(w.sqrt, s.second);
+      EXPECT_EQ(w.form, f.second);
+      EXPECT_EQ(w.domain.n, 8 * 32);  // ceil(1000 / 128) side-blocks of 32
+      EXPECT_EQ(w.domain.triangle, Triangle::strict_lower);
+    }
+  }
+  const tdmaps::BoundingBoxMap bb = tdmaps::map_over(tdmaps::BoundingBoxMap(d), Domain2(64, 32));
+  EXPECT_EQ(bb.domain.n, 64);
+  EXPECT_EQ(bb.domain.rho, 32);
+  // Unknown names: with_map's message, word for word.
+  for (const tdmaps::MapSpec& bad : {tdmaps::MapSpec{"lambda", "fast", "exact"}, tdmaps::MapSpec{"lambda", "rsqrt", "loose"}}) {
+    std::string expected, got;
+    try {
+      tdmaps::with_map(bad, d, [](const auto&) {});
+    } catch (const std::invalid_argument& e) {
+      expected = e.what();
+    }
+    try {
+      tdmaps::runtime_lambda_map(bad, d);
+    } catch (const std::invalid_argument& e) {
+      got = e.what();
+    }
+    EXPECT_NE(expected, "");
+    EXPECT_EQ(got, expected);
+  }
+  EXPECT_THROW(tdmaps::runtime_lambda_map(tdmaps::MapSpec{"bb", "rsqrt", "exact"}, d), std::invalid_argument);
+  EXPECT_NO_THROW(tdmaps::runtime_lambda_map(tdmaps::MapSpec{"lambda", "rsqrt", "exact"}, d));
 }

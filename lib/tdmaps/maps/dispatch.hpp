@@ -85,6 +85,35 @@ struct MapSpec {
   }
 };
 
+namespace detail {
+[[noreturn]] inline void unknown_lambda_form(const MapSpec& spec) {
+  throw std::invalid_argument("tdmaps: unknown lambda form '" + spec.form + "' (known: " + join_names(form_names()) +
+                              ")");
+}
+[[noreturn]] inline void unknown_lambda_sqrt(const MapSpec& spec) {
+  throw std::invalid_argument("tdmaps: unknown sqrt variant '" + spec.sqrt + "' (known: " + join_names(sqrt_names()) +
+                              ")");
+}
+}  // namespace detail
+
+/// \brief The lambda map spec names (spec.map "lambda") as a RuntimeLambdaMap
+/// over d: with_map's LambdaMap<Sqrt, Form>, block for block, as one type.
+/// Throws std::invalid_argument as with_map does for an unknown sqrt or form,
+/// and for a map other than lambda.
+inline RuntimeLambdaMap runtime_lambda_map(const MapSpec& spec, const Domain2& d) {
+  if (canonical_map_name(spec.map) != "lambda")
+    throw std::invalid_argument("tdmaps::runtime_lambda_map: map '" + spec.map + "' is not lambda");
+  LambdaForm form = LambdaForm::exact;
+  if (spec.form == "eps") form = LambdaForm::eps;
+  else if (spec.form != "exact") detail::unknown_lambda_form(spec);
+  LambdaSqrt sqrt = LambdaSqrt::rsqrt;
+  if (spec.sqrt == "sqrt") sqrt = LambdaSqrt::ieee;
+  else if (spec.sqrt == "newton") sqrt = LambdaSqrt::newton;
+  else if (spec.sqrt == "fp64") sqrt = LambdaSqrt::fp64;
+  else if (spec.sqrt != "rsqrt") detail::unknown_lambda_sqrt(spec);
+  return RuntimeLambdaMap(d, sqrt, form);
+}
+
 /// Calls f(map) with the block- or thread-space map named by spec over d.
 /// `block_space_only` rejects thread-space maps (for tile kernels) with a clear message.
 template <class F>
@@ -97,8 +126,7 @@ void with_map(const MapSpec& spec, const Domain2& d, F&& f, bool block_space_onl
     else if (spec.form == "eps")
       f(LambdaMap<Sqrt, Epsilon>(d));
     else
-      throw std::invalid_argument("tdmaps: unknown lambda form '" + spec.form +
-                                  "' (known: " + join_names(form_names()) + ")");
+      detail::unknown_lambda_form(spec);
   };
   const std::string map = canonical_map_name(spec.map);
   if (map == "bb")
@@ -125,8 +153,7 @@ void with_map(const MapSpec& spec, const Domain2& d, F&& f, bool block_space_onl
     else if (spec.sqrt == "fp64")
       with_form(SqrtDouble{});
     else
-      throw std::invalid_argument("tdmaps: unknown sqrt variant '" + spec.sqrt +
-                                  "' (known: " + join_names(sqrt_names()) + ")");
+      detail::unknown_lambda_sqrt(spec);
   } else {
     std::vector<std::string> aliases;
     for (const auto& a : map_aliases()) aliases.push_back(a.first + " = " + a.second);

@@ -19,7 +19,13 @@
 //   Domain2 domain;                                // what it covers (Domain3: 3-D)
 //
 // and, by convention (with_map and the tests build maps so), the
-// constructors Map(const Domain2&) and Map(n, rho, Triangle = lower).
+// constructors Map(const Domain2&) and Map(n, rho, Triangle = lower). A map
+// whose state is more than its domain (RuntimeLambdaMap's variant) also has
+//
+//   Map over(const Domain2& d) const;             // host: the same map over d
+//
+// which map_over(map, d) calls where the launch layer rebuilds the caller's
+// map over another domain (Map(d) for every other map).
 //
 // Block-space maps (space_tag = BlockSpaceTag) send a league rank omega to a
 // block (bi, bj) of the nb x nb block triangle, bj <= bi < nb; block (bi, bj)
@@ -77,6 +83,7 @@
 #include <tdmaps/maps/detail/map_traits.hpp>
 
 #include <type_traits>
+#include <utility>
 
 namespace tdmaps {
 
@@ -128,6 +135,22 @@ constexpr bool is_thread_space_map_v = is_thread_space_map<Map>::value;
 /// \brief is_map<Map>::value.
 template <class Map>
 constexpr bool is_map_v = is_map<Map>::value;
+
+namespace detail {
+template <class Map, class = void>
+struct has_over : std::false_type {};
+template <class Map>
+struct has_over<Map, std::enable_if_t<std::is_same<decltype(std::declval<const Map&>().over(std::declval<const Domain2&>())),
+                                                   Map>::value>> : std::true_type {};
+}  // namespace detail
+
+/// \brief The map of map's kind over domain d: map.over(d) where the map has
+/// it (state beyond the domain kept), else Map(d).
+template <class Map>
+Map map_over(const Map& map, const Domain2& d) {
+  if constexpr (detail::has_over<Map>::value) return map.over(d);
+  else return Map(d);
+}
 
 /// Compile-time check of the contract, one message per missing piece;
 /// for_each_element and for_each_tile call it. Returns true when it compiles.

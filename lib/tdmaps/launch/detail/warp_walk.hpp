@@ -14,6 +14,7 @@
 #include <tdmaps/kokkos_ext/backend.hpp>
 #include <tdmaps/launch/detail/make_tile.hpp>
 #include <tdmaps/maps/detail/map_access.hpp>
+#include <tdmaps/maps/map_concept.hpp>
 
 #include <Kokkos_Core.hpp>
 
@@ -33,7 +34,7 @@ constexpr int warp_walk_block = 32 * warp_walk_rows;
 template <class Map>
 Map warp_walk_map(const Map& map, const int side = warp_walk_block) {
   const index_t blocks = (map.domain.n + side - 1) / side;
-  return Map(Domain2(blocks * 32, 32, Triangle::strict_lower));
+  return map_over(map, Domain2(blocks * 32, 32, Triangle::strict_lower));
 }
 
 /// Blocks per team where the caller left it to tdmaps: enough teams of
