@@ -17,11 +17,11 @@ for b in old new; do
   python3 -m pip install --no-deps --no-index --target "$W/py_$b" "$W/$b"/*.whl > "$R/install_$b.log" 2>&1 \
     || { echo "installing the $b wheel failed"; cat "$R/install_$b.log"; exit 1; }
 done
-echo "+ python3 perf_tests/scripts/python_ab.py --a <old module> --b <new module> --rounds 3 --repeat 10 --out $R/python_ab.jsonl" >> "$R/commands.txt"
-timeout 240 python3 perf_tests/scripts/python_ab.py --a "$W/py_old" --b "$W/py_new" --rounds 3 --repeat 10 \
+echo "+ python3 perf_tests/scripts/python_ab.py --a <old module> --b <new module> --rounds 3 --repeat 5 --out $R/python_ab.jsonl" >> "$R/commands.txt"
+timeout 200 python3 perf_tests/scripts/python_ab.py --a "$W/py_old" --b "$W/py_new" --rounds 3 --repeat 5 \
   --out "$R/python_ab.jsonl" | tee "$R/python_ab.md"
 PYTEST=(-m pytest python/tests -q -p no:cacheprovider --deselect python/tests/test_module.py::test_installed_prefix_imports)
 echo "+ PYTHONPATH=<new module> python3 ${PYTEST[*]}" >> "$R/commands.txt"
-PYTHONPATH="$W/py_new" PYTHONDONTWRITEBYTECODE=1 timeout 200 python3 "${PYTEST[@]}" > "$R/pytest.log" 2>&1
+PYTHONPATH="$W/py_new" PYTHONDONTWRITEBYTECODE=1 timeout 120 python3 "${PYTEST[@]}" > "$R/pytest.log" 2>&1
 echo "rc=$?" >> "$R/pytest.log"
 tail -4 "$R/pytest.log"
