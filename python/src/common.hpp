@@ -237,7 +237,8 @@ void small_pdist(const ArrayRef& x, const ArrayRef& out, index_t n, index_t d, b
 /// count_within of host points x.
 std::int64_t small_count(const ArrayRef& x, index_t n, index_t d, double radius);
 /// pair_histogram of host points x into counts (bins int64, zeroed here).
-void small_histogram(const ArrayRef& x, index_t n, index_t d, double rmax, std::int64_t bins, std::int64_t* counts);
+void small_histogram(const ArrayRef& x, index_t n, index_t d, double rmax, std::int64_t bins, bool edges_in_dtype,
+                     std::int64_t* counts);
 
 void bind_lifecycle(pybind11::module_& m);
 /// initialize / finalize / is_initialized / owns_kokkos (kokkos_thread.cpp).

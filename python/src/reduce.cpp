@@ -96,7 +96,7 @@ py::object reduce(const Request& r, py::handle X, const py::object& alloc) {
     if (r.what == What::count) return py::int_(small_count(x, n, d, r.radius));
     py::object owner;
     const ArrayRef counts = allocate(alloc, {r.bins}, "int64", false, x, owner);
-    small_histogram(x, n, d, r.rmax, r.bins, static_cast<std::int64_t*>(counts.data));
+    small_histogram(x, n, d, r.rmax, r.bins, r.edges_in_dtype, static_cast<std::int64_t*>(counts.data));
     return owner;
   }
   check_memory(r, x, n, d);
@@ -139,11 +139,12 @@ Request request(What what, const std::string& map, const std::string& sqrt, cons
 }
 
 py::object pair_histogram(py::handle X, std::int64_t bins, double rmax, const py::object& alloc, const std::string& map,
-                          const std::string& sqrt, const std::string& form, int block) {
+                          const std::string& sqrt, const std::string& form, int block, bool edges_in_dtype) {
   Request r = request(What::hist, map, sqrt, form, block);
   check_bins(bins, rmax);
   r.bins = bins;
   r.rmax = rmax;
+  r.edges_in_dtype = edges_in_dtype;
   return reduce(r, X, alloc);
 }
 
@@ -282,8 +283,9 @@ bool one_launch(const std::string& map) {
 
 void bind_reduce(py::module_& m) {
   m.def("pair_histogram", &pair_histogram, py::arg("X"), py::arg("bins"), py::arg("rmax"), py::arg("alloc"),
-        py::arg("map"), py::arg("sqrt"), py::arg("form"), py::arg("block"),
-        "Histogram of the pair distances of the rows of X; see tdmaps.pair_histogram.");
+        py::arg("map"), py::arg("sqrt"), py::arg("form"), py::arg("block"), py::arg("edges_in_dtype") = false,
+        "Histogram of the pair distances of the rows of X; see tdmaps.pair_histogram. edges_in_dtype: the edges in "
+        "X's dtype's arithmetic (NumPy 2's float32 edges), else in float64 rounded to it (NumPy 1's).");
   m.def("nearest_neighbour", &nearest_neighbour, py::arg("X"), py::arg("alloc"), py::arg("map"), py::arg("sqrt"),
         py::arg("form"), py::arg("block"), "Each row's nearest other row; see tdmaps.nearest_neighbour.");
   m.def("k_nearest_neighbours", &k_nearest_neighbours, py::arg("X"), py::arg("k"), py::arg("alloc"), py::arg("map"),
@@ -297,15 +299,16 @@ void bind_reduce(py::module_& m) {
   m.def(
       "pair_histogram_part",
       [](py::handle X, std::int64_t bins, double rmax, const py::object& alloc, const std::string& map,
-         const std::string& sqrt, const std::string& form, int block, index_t part, index_t parts) {
+         const std::string& sqrt, const std::string& form, int block, index_t part, index_t parts, bool edges_in_dtype) {
         Request r = request(What::hist, map, sqrt, form, block);
         check_bins(bins, rmax);
         r.bins = bins;
         r.rmax = rmax;
+        r.edges_in_dtype = edges_in_dtype;
         return reduce_part(r, X, part, parts, alloc, py::none());
       },
       py::arg("X"), py::arg("bins"), py::arg("rmax"), py::arg("alloc"), py::arg("map"), py::arg("sqrt"),
-      py::arg("form"), py::arg("block"), py::arg("part"), py::arg("parts"),
+      py::arg("form"), py::arg("block"), py::arg("part"), py::arg("parts"), py::arg("edges_in_dtype") = false,
       "pair_histogram of the pairs of part `part` of `parts` of the league (int64 NumPy counts).");
   m.def(
       "count_within_part",

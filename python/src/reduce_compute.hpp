@@ -37,6 +37,9 @@ struct Request {
   std::int64_t bins = 0;
   std::int64_t k = 0;  ///< knn: the neighbours per point
   double rmax = 0, radius = 0;
+  /// hist: the edges in X's dtype's arithmetic (edm::EdgeArithmetic::points, NumPy 2's float32
+  /// edges) or in fp64 (NumPy 1's); tdmaps.pair_histogram picks the installed NumPy's
+  bool edges_in_dtype = false;
 };
 
 /// Reduction W of the whole triangle of x (n points, d coordinates), a job of

@@ -24,19 +24,26 @@
 namespace tdmaps {
 namespace python {
 
+/// The histogram edges' arithmetic of r.
+inline edm::EdgeArithmetic edges_of(const Request& r) {
+  return r.edges_in_dtype ? edm::EdgeArithmetic::points : edm::EdgeArithmetic::fp64;
+}
+
 /// GPU backends: the pair-law walks split their own league (the _part forms).
 constexpr bool lane_walks = tdmaps::intrinsics::lane_width<ExecSpace>::value > 1;
 
 template <class Map, class Real>
 void hist_part(const ExecSpace& space, const Map& map, const PointsView<Real>& x, index_t part, index_t parts,
-               double rmax, const Kokkos::View<std::int64_t*, MemSpace>& counts) {
+               double rmax, edm::EdgeArithmetic edges, const Kokkos::View<std::int64_t*, MemSpace>& counts) {
   if constexpr (lane_walks)
     for_each_sub_part(map.domain.elements(), part, parts, [&](index_t p, index_t P) {
-      edm::pair_histogram_part(space, x, map, static_cast<int>(p), static_cast<int>(P), rmax, counts);
+      edm::pair_histogram_part(space, x, map, static_cast<int>(p), static_cast<int>(P), rmax, counts, LaunchHints(),
+                               edges);
     });
   else
-    for_each_chunk(space, omega_range(map, part, parts),
-                   [&](const OmegaRange& c) { edm::pair_histogram(space, x, map, c, rmax, counts); });
+    for_each_chunk(space, omega_range(map, part, parts), [&](const OmegaRange& c) {
+      edm::pair_histogram(space, x, map, c, rmax, counts, LaunchHints(), edges);
+    });
 }
 
 template <class Map, class Real>
@@ -55,11 +62,11 @@ index_t count_part(const ExecSpace& space, const Map& map, const PointsView<Real
 
 template <class Map, class Real>
 void hist_map(const ExecSpace& space, const Map& map, const PointsView<Real>& x, double rmax,
-              const Kokkos::View<std::int64_t*, MemSpace>& counts) {
+              edm::EdgeArithmetic edges, const Kokkos::View<std::int64_t*, MemSpace>& counts) {
   if constexpr (one_launch_v<Map>)
-    hist_part(space, map, x, 0, 1, rmax, counts);
+    hist_part(space, map, x, 0, 1, rmax, edges, counts);
   else if constexpr (is_block_space_map_v<Map>)
-    edm::pair_histogram(space, x, map, rmax, counts);  // utm: refused before
+    edm::pair_histogram(space, x, map, rmax, counts, LaunchHints(), edges);  // utm: refused before
 }
 
 template <class Map, class Real>
@@ -95,7 +102,7 @@ index_t compute_whole(const Request& r, const ArrayRef& x, index_t n, index_t d,
   if constexpr (W == What::hist) {
     const auto counts = result_view<std::int64_t>(first, "tdmaps::python::hist");
     Kokkos::deep_copy(space, counts, std::int64_t(0));
-    if (n > 1) with_map_in<G>(r.spec, domain, [&](auto map) { hist_map(space, map, xv, r.rmax, counts); }, true);
+    if (n > 1) with_map_in<G>(r.spec, domain, [&](auto map) { hist_map(space, map, xv, r.rmax, edges_of(r), counts); }, true);
     copy_back(space, first, counts);
   } else if constexpr (W == What::nn) {
     const auto dist = result_view<Real>(first, "tdmaps::python::nn_dist");
@@ -132,7 +139,7 @@ index_t compute_part(const Request& r, const ArrayRef& x, index_t n, index_t d, 
       if constexpr (W == What::hist) {
         const auto counts = result_view<std::int64_t>(out, "tdmaps::python::hist");
         Kokkos::deep_copy(space, counts, std::int64_t(0));
-        hist_part(space, map, xv, part, parts, r.rmax, counts);  // an empty part adds nothing
+        hist_part(space, map, xv, part, parts, r.rmax, edges_of(r), counts);  // an empty part adds nothing
         copy_back(space, out, counts);
       } else if constexpr (W == What::count) {
         count = count_part(space, map, xv, part, parts, r.radius);

@@ -117,16 +117,18 @@ std::int64_t small_count(const ArrayRef& x, index_t n, index_t d, double radius)
   return c;
 }
 
-void small_histogram(const ArrayRef& x, index_t n, index_t d, double rmax, std::int64_t bins, std::int64_t* counts) {
+void small_histogram(const ArrayRef& x, index_t n, index_t d, double rmax, std::int64_t bins, bool edges_in_dtype,
+                     std::int64_t* counts) {
+  const auto edges = edges_in_dtype ? edm::EdgeArithmetic::points : edm::EdgeArithmetic::fp64;
   py::gil_scoped_release nogil;
   for (std::int64_t b = 0; b < bins; ++b) counts[b] = 0;
   with_d(d, [&](auto D) {
     if (x.itemsize == 4)
       histogram_rows<decltype(D)::value>(static_cast<const float*>(x.data), n, static_cast<int>(d),
-                                         edm::detail::make_bins<float>(rmax, static_cast<int>(bins)), counts);
+                                         edm::detail::make_bins<float>(rmax, static_cast<int>(bins), edges), counts);
     else
       histogram_rows<decltype(D)::value>(static_cast<const double*>(x.data), n, static_cast<int>(d),
-                                         edm::detail::make_bins<double>(rmax, static_cast<int>(bins)), counts);
+                                         edm::detail::make_bins<double>(rmax, static_cast<int>(bins), edges), counts);
   });
 }
 

@@ -1,6 +1,8 @@
 """The EDM app's functions: pdist and the matrix-free reductions
 (pair_histogram, nearest_neighbour, k_nearest_neighbours, count_within)."""
 
+from typing import List, Optional
+
 from . import _tdmaps
 from ._args import _allocator, _check_bool, _check_int, _check_real, _check_str, _map_options, _points, _ranks, _type_name
 
@@ -77,6 +79,39 @@ def pdist(
     )
 
 
+_EDGE_RULE: List[Optional[bool]] = []  # the installed NumPy's float32 edge rule, once
+
+
+def _float32_edge_rule():
+    """How the installed NumPy builds np.histogram's float32 edges of a float32
+    range: True where in float32 arithmetic (NumPy 2: NEP 50 keeps linspace's
+    terms in float32), False where in float64 rounded to float32 (NumPy 1),
+    None where it matched neither on the probe ranges (tdmaps then keeps the
+    float64 rule). Decided once, on ranges where the two rules differ."""
+    if not _EDGE_RULE:
+        import numpy as np
+
+        def rule(R, B, in_float32):
+            if in_float32:
+                step = np.float32(R) / np.float32(B)
+                e = np.arange(B + 1, dtype=np.float32) * step if step != 0 else \
+                    np.arange(B + 1, dtype=np.float32) / np.float32(B) * np.float32(R)
+            else:
+                e = (np.arange(B + 1, dtype=np.float64) * (np.float64(R) / B)).astype(np.float32)
+            e = e.astype(np.float32)
+            e[-1] = R
+            return e
+
+        probes = [(1.1, 7), (0.1, 3), (0.3, 10), (2.7, 13), (1e-3, 9), (7.7, 31), (0.45, 100), (0.7, 10), (123.4, 333)]
+        found = {}
+        for in_float32 in (False, True):
+            found[in_float32] = all(
+                np.array_equal(np.histogram_bin_edges(np.zeros(0, np.float32), B, (0, np.float32(R))),
+                               rule(np.float32(R), B, in_float32)) for R, B in probes)
+        _EDGE_RULE.append(True if found[True] and not found[False] else (False if found[False] else None))
+    return _EDGE_RULE[0]
+
+
 def pair_histogram(X, bins=64, rmax=None, *, map="lambda", sqrt="rsqrt", form="exact", block=32, copy=False, comm=None):
     """Histogram of the distances |x_i - x_j| of the pairs i < j, without
     the distance matrix.
@@ -86,11 +121,13 @@ def pair_histogram(X, bins=64, rmax=None, *, map="lambda", sqrt="rsqrt", form="e
 
     NumPy's bins: np.histogram(d[d < R], bins, (0, R))[0] for the distances d
     and R = rmax, both in X's dtype (float32 X: NumPy's float32 edges of a
-    float32 range, np.float32(rmax); the same in NumPy 1.24 and 2.5). The
-    edges are np.linspace(0, R, bins + 1) rounded to X's dtype, bin b
-    counts the pairs with edge_b <= r < edge_(b+1) (a distance on an edge is
-    in the bin it starts); pairs at or beyond rmax and NaN distances are in
-    no bin.
+    float32 range, np.float32(rmax)). The edges are np.linspace(0, R,
+    bins + 1) in X's dtype as the installed NumPy computes them: for float32,
+    NumPy 1 in float64 rounded to float32, NumPy 2 in float32 arithmetic,
+    which tdmaps tells apart once, on ranges where the two differ (a NumPy
+    that matches neither gets NumPy 1's rule). Bin b counts the pairs with
+    edge_b <= r < edge_(b+1) (a distance on an edge is in the bin it
+    starts); pairs at or beyond rmax and NaN distances are in no bin.
 
     X: (n, d) float32 or float64, C order, read in place (copy=True converts).
     bins: 1 .. 2^24; rmax: finite, > 0 in X's dtype (required). Returns int64 counts (bins,)
@@ -131,7 +168,7 @@ def pair_histogram(X, bins=64, rmax=None, *, map="lambda", sqrt="rsqrt", form="e
     opts = (map, sqrt, form, block)
 
     def one():
-        return _tdmaps.pair_histogram(X, bins, rmax, _allocator(X), *opts)
+        return _tdmaps.pair_histogram(X, bins, rmax, _allocator(X), *opts, edges_in_dtype=bool(_float32_edge_rule()))
 
     if comm is None:
         return one()

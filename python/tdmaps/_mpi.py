@@ -209,7 +209,10 @@ def run(comm, what, map, ranked, single, kernel=None):
 
 
 def pair_histogram(X, bins, rmax, options, comm, rank, size):
-    part = _tdmaps.pair_histogram_part(X, bins, rmax, _alloc, *options, rank, size)
+    from ._edm import _float32_edge_rule
+
+    part = _tdmaps.pair_histogram_part(X, bins, rmax, _alloc, *options, rank, size,
+                                       edges_in_dtype=bool(_float32_edge_rule()))
     return _allreduce(comm, size, part, "SUM")
 
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from conftest import tdmaps
+from tdmaps import _tdmaps
 
 # rmax values whose float32 and float64 edges differ somewhere (the first is
 # the case that showed it: edge 5 of 7 for rmax 1.1).
@@ -49,3 +50,58 @@ def test_rmax_outside_float32_is_refused_for_float32_points():
         with pytest.raises(ValueError, match=r"rmax = %s is .* in float32" % ("1e-50" if r < 1 else r"1e\+39")):
             tdmaps.pair_histogram(X, 3, rmax=r)
         assert tdmaps.pair_histogram(X.astype(np.float64), 3, rmax=r).shape == (3,)
+
+
+def emulated_edges(R, bins, in_float32):
+    """np.histogram's float32 edges of (0, R) by each NumPy's rule, written out:
+    NumPy 2 in float32 arithmetic (b * (R / B), b / B * R where R / B is 0),
+    NumPy 1 in float64 rounded to float32; the last edge R itself."""
+    R = np.float32(R)
+    if in_float32:
+        step = R / np.float32(bins)
+        b = np.arange(bins + 1, dtype=np.float32)
+        e = b * step if step != 0 else b / np.float32(bins) * R
+    else:
+        e = np.arange(bins + 1, dtype=np.float64) * (np.float64(R) / bins)
+    e = e.astype(np.float32)
+    e[-1] = R
+    return e
+
+
+def test_the_edge_rule_is_the_installed_numpys():
+    # tdmaps' probe (tdmaps/_edm.py) names a rule, and that rule gives the
+    # installed NumPy's float32 edges exactly, on ranges it did not probe.
+    rule = tdmaps._edm._float32_edge_rule()
+    assert rule in (True, False), "the installed NumPy %s builds float32 edges by neither rule" % np.__version__
+    rng = np.random.default_rng(11)
+    cases = [(float(rng.random()) * 10.0 ** int(rng.integers(-6, 7)), int(rng.integers(1, 3000))) for _ in range(300)]
+    for R, bins in cases + [(1e-44, 3), (3e30, 12), (0.7, 100003)]:
+        got = np.histogram_bin_edges(np.zeros(0, np.float32), bins, (0, np.float32(R)))
+        np.testing.assert_array_equal(got, emulated_edges(R, bins, rule), err_msg="R = %r, bins = %d" % (R, bins))
+
+
+@pytest.mark.parametrize("in_float32", [False, True])
+@pytest.mark.parametrize("rmax,bins", CASES + [(0.7, 10), (123.4, 333)])
+def test_either_rule_bins_on_its_own_edges(rmax, bins, in_float32):
+    # Both rules of the kernels, whichever NumPy is installed: values on the
+    # edges of the rule (and one ulp to either side) land in the bins those
+    # edges make, on the whole league and split into parts.
+    R = np.float32(rmax)
+    e = emulated_edges(R, bins, in_float32)
+    x = np.concatenate([[0], e, np.nextafter(e, np.float32(0)), np.nextafter(e, np.float32(np.inf))]).astype(np.float32)
+    X = x[:, None]
+    d = f32_distances(X)
+    d = d[d < R]
+    want = np.bincount(np.searchsorted(e, d, side="right") - 1, minlength=bins)
+    assert want.shape == (bins,)
+    alloc = tdmaps._args._allocator(X)
+    for m in ["lambda", "bb", "rec"]:
+        got = _tdmaps.pair_histogram(X, bins, rmax, alloc, m, "rsqrt", "exact", 8, edges_in_dtype=in_float32)
+        np.testing.assert_array_equal(got, want, err_msg=m)
+    parts = [_tdmaps.pair_histogram_part(X, bins, rmax, alloc, "lambda", "rsqrt", "exact", 8, p, 3,
+                                         edges_in_dtype=in_float32) for p in range(3)]
+    np.testing.assert_array_equal(np.sum(parts, axis=0), want)
+    # float64 points: the two rules are one (the edges in float64 either way).
+    X64 = X.astype(np.float64)
+    np.testing.assert_array_equal(_tdmaps.pair_histogram(X64, bins, rmax, alloc, "bb", "rsqrt", "exact", 8, edges_in_dtype=in_float32),
+                                  _tdmaps.pair_histogram(X64, bins, rmax, alloc, "bb", "rsqrt", "exact", 8, edges_in_dtype=not in_float32))

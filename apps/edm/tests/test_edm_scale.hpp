@@ -50,12 +50,15 @@ Kokkos::View<Real**, Kokkos::LayoutRight, Mem> random_points(index_t n, int d, u
 /// NumPy's bin edges for Real data and a Real range: np.linspace(0, R, bins +
 /// 1) in fp64 for R = rmax rounded to Real, rounded to Real.
 template <class Real>
-std::vector<Real> linspace_edges(double rmax_given, int bins) {
+std::vector<Real> linspace_edges(double rmax_given, int bins, bool in_real = false) {
   const double rmax = static_cast<double>(static_cast<Real>(rmax_given));
   std::vector<Real> e(static_cast<std::size_t>(bins) + 1);
   const double step = rmax / bins;
+  // in_real: NumPy 2's float32 linspace, every term in Real (R / B, then b times it).
+  const Real r = static_cast<Real>(rmax), step_r = r / static_cast<Real>(bins);
   for (int b = 0; b < bins; ++b)
-    e[std::size_t(b)] = static_cast<Real>(step == 0 ? static_cast<double>(b) / bins * rmax : b * step);
+    e[std::size_t(b)] = in_real ? (step_r == Real(0) ? static_cast<Real>(b) / static_cast<Real>(bins) * r : static_cast<Real>(b) * step_r)
+                                : static_cast<Real>(step == 0 ? static_cast<double>(b) / bins * rmax : b * step);
   e[std::size_t(bins)] = static_cast<Real>(rmax);
   return e;
 }
@@ -465,9 +468,10 @@ std::vector<Real> edge_points(const std::vector<Real>& edges, int most, unsigned
 /// pair_histogram of 1-D points hx under Map (by `parts` omega ranges where
 /// parts > 0) against np.histogram's rule on the host distances.
 template <class Real, class Map>
-void check_edges(const std::vector<Real>& hx, double rmax, int bins, int parts, const std::string& what) {
+void check_edges(const std::vector<Real>& hx, double rmax, int bins, int parts, const std::string& what,
+                 edm::EdgeArithmetic arith = edm::EdgeArithmetic::fp64) {
   const index_t n = static_cast<index_t>(hx.size());
-  const auto edges = linspace_edges<Real>(rmax, bins);
+  const auto edges = linspace_edges<Real>(rmax, bins, arith == edm::EdgeArithmetic::points);
   std::vector<std::int64_t> want(static_cast<std::size_t>(bins), 0);
   for (index_t i = 0; i < n; ++i)
     for (index_t j = 0; j < i; ++j) {
@@ -482,12 +486,13 @@ void check_edges(const std::vector<Real>& hx, double rmax, int bins, int parts, 
   Kokkos::View<std::int64_t*, Mem> h("h", static_cast<std::size_t>(bins));
   if constexpr (!tdmaps::detail::has_multi_launch<Map>::value) {
     if (parts > 0) {
-      for (int p = 0; p < parts; ++p) edm::pair_histogram(Space(), x, map, tdmaps::omega_range(map, p, parts), rmax, h);
+      for (int p = 0; p < parts; ++p)
+        edm::pair_histogram(Space(), x, map, tdmaps::omega_range(map, p, parts), rmax, h, tdmaps::LaunchHints(), arith);
     } else {
-      edm::pair_histogram(Space(), x, map, rmax, h);
+      edm::pair_histogram(Space(), x, map, rmax, h, tdmaps::LaunchHints(), arith);
     }
   } else {
-    edm::pair_histogram(Space(), x, map, rmax, h);
+    edm::pair_histogram(Space(), x, map, rmax, h, tdmaps::LaunchHints(), arith);
   }
   auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), h);
   int bad = 0;
@@ -495,7 +500,8 @@ void check_edges(const std::vector<Real>& hx, double rmax, int bins, int parts, 
     if (got(b) != want[std::size_t(b)]) {
       ++bad;
       ADD_FAILURE() << what << " " << Map::name << (std::is_same<Real, float>::value ? " fp32" : " fp64") << " rmax "
-                    << rmax << " bins " << bins << " parts " << parts << ": bin " << b << " = " << got(b)
+                    << rmax << " bins " << bins << " parts " << parts
+                    << (arith == edm::EdgeArithmetic::points ? " (edges in Real)" : "") << ": bin " << b << " = " << got(b)
                     << ", np.histogram " << want[std::size_t(b)] << " (edges " << edges[std::size_t(b)] << ", "
                     << edges[std::size_t(b) + 1] << ")";
     }
@@ -503,6 +509,10 @@ void check_edges(const std::vector<Real>& hx, double rmax, int bins, int parts, 
 
 template <class Real>
 void check_edges_every_map(double rmax, int bins, int most, unsigned seed) {
+  // NumPy 2's rule (the edges in Real) on its own edges, whole and in parts (parts: the GPU walk's split).
+  const auto hr = edge_points(linspace_edges<Real>(rmax, bins, true), most, seed);
+  check_edges<Real, tdmaps::LambdaMap<>>(hr, rmax, bins, 0, "edges", edm::EdgeArithmetic::points);
+  check_edges<Real, tdmaps::BoundingBoxMap>(hr, rmax, bins, 2, "edges", edm::EdgeArithmetic::points);
   const auto hx = edge_points(linspace_edges<Real>(rmax, bins), most, seed);
   check_edges<Real, tdmaps::LambdaMap<>>(hx, rmax, bins, 0, "edges");
   check_edges<Real, tdmaps::LambdaMap<>>(hx, rmax, bins, 3, "edges");
@@ -547,10 +557,17 @@ TEST(TEST_CATEGORY, edm_histogram_bins_are_numpys_on_every_edge) {
   std::uniform_real_distribution<double> u(-4.0, 4.0);
   for (int k = 0; k < 12; ++k) cases.emplace_back(std::pow(10.0, u(g)), 1 + static_cast<int>(g() % 3000u));
   unsigned seed = 1u;
+  int differ = 0;  // fp32 cases whose two rules' edges differ: the Real rule is a rule of its own
   for (const auto& [rmax, bins] : cases) {
     check_edges_every_map<double>(rmax, bins, 150, ++seed);
-    if (static_cast<float>(rmax) > 0) check_edges_every_map<float>(rmax, bins, 150, ++seed);
+    if (static_cast<float>(rmax) > 0) {
+      check_edges_every_map<float>(rmax, bins, 150, ++seed);
+      differ += linspace_edges<float>(rmax, bins, true) != linspace_edges<float>(rmax, bins);
+    }
+    // fp64 points: the two rules are the same edges.
+    EXPECT_EQ(linspace_edges<double>(rmax, bins, true), linspace_edges<double>(rmax, bins)) << rmax << " " << bins;
   }
+  EXPECT_GT(differ, 5);
 }
 
 TEST(TEST_CATEGORY, edm_histogram_fp32_edges_come_from_rmax_in_fp32) {

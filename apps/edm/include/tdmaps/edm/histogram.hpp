@@ -12,6 +12,12 @@
 // r is in bin b when edge_b <= r < edge_{b+1}, so a value on an edge is in
 // the bin it starts, and r >= R or NaN is in no bin. An rmax that is not a
 // finite value > 0 in the points' precision is refused (make_bins).
+//
+// NumPy 2 builds float32 edges in float32 arithmetic (NEP 50: linspace's
+// Python-float terms no longer promote to float64): edge_b = b * (R / B)
+// with R / B and the product rounded to float32 (b / B * R where R / B is
+// 0). EdgeArithmetic::points gives those; EdgeArithmetic::fp64 (the
+// default, the CLI's) NumPy 1's. For fp64 points the two are the same edges.
 
 #include <tdmaps/core/detail/number_text.hpp>
 #include <tdmaps/core/types.hpp>
@@ -41,13 +47,20 @@ namespace edm {
 /// Largest number of bins of pair_histogram (the tdmaps-edm and Python limit too).
 constexpr int max_histogram_bins = 1 << 24;
 
+/// \brief The arithmetic of pair_histogram's edges b * (R / B) (this file's top):
+/// fp64, then rounded to the points' precision (NumPy 1's float32 edges), or
+/// the points' precision throughout (NumPy 2's). The same edges for fp64 points.
+enum class EdgeArithmetic { fp64, points };
+
 namespace detail {
 
-/// The edge b of linspace(0, R, B + 1) in Real (the last one R itself).
+/// The edge b of linspace(0, R, B + 1) in Real (the last one R itself):
+/// in fp64 then rounded, or (`in_real`) in Real with step_r = R / B in Real.
 template <class Real>
 KOKKOS_INLINE_FUNCTION Real hist_edge(const int b, const int bins, const double R, const double step, const Real rmax,
-                                      const bool tiny) {
+                                      const bool tiny, const bool in_real, const Real step_r) {
   if (b >= bins) return rmax;
+  if (in_real) return step_r == Real(0) ? static_cast<Real>(b) / static_cast<Real>(bins) * rmax : static_cast<Real>(b) * step_r;
   return static_cast<Real>(tiny ? static_cast<double>(b) / bins * R : static_cast<double>(b) * step);
 }
 
@@ -58,16 +71,17 @@ KOKKOS_INLINE_FUNCTION Real hist_edge(const int b, const int bins, const double 
 /// registers to the guess.
 template <class Real>
 __attribute__((noinline)) KOKKOS_FUNCTION int hist_locate(const Real r, int b, const int bins, const double R,
-                                                          const double step, const Real rmax, const bool tiny) {
+                                                          const double step, const Real rmax, const bool tiny,
+                                                          const bool in_real, const Real step_r) {
   for (int k = 0; k < 8; ++k) {
-    if (r < hist_edge(b, bins, R, step, rmax, tiny)) --b;                 // edge_0 = 0 <= r: b > 0 here
-    else if (!(r < hist_edge(b + 1, bins, R, step, rmax, tiny))) ++b;  // r < edge_B: b + 1 < B here
+    if (r < hist_edge(b, bins, R, step, rmax, tiny, in_real, step_r)) --b;                 // edge_0 = 0 <= r: b > 0 here
+    else if (!(r < hist_edge(b + 1, bins, R, step, rmax, tiny, in_real, step_r))) ++b;  // r < edge_B: b + 1 < B here
     else return b;
   }
   int lo = 0, hi = bins;  // edge_lo <= r < edge_hi
   while (hi - lo > 1) {
     const int mid = lo + (hi - lo) / 2;
-    if (hist_edge(mid, bins, R, step, rmax, tiny) <= r) lo = mid;
+    if (hist_edge(mid, bins, R, step, rmax, tiny, in_real, step_r) <= r) lo = mid;
     else hi = mid;
   }
   return lo;
@@ -84,11 +98,13 @@ struct HistBins {
   Real scale = 1;          // B / R: the guess
   Real near = 2, far = -1;  // the guess stands when its fraction lies in (near, far)
   int bins = 1;
-  bool tiny = false;  // R / B underflows to 0: edge_b = b / B * R (as linspace)
+  bool tiny = false;     // R / B underflows to 0: edge_b = b / B * R (as linspace)
+  bool in_real = false;  // EdgeArithmetic::points: the edges in Real, from step_r
+  Real step_r = 0;       // R / B in Real
 
-  KOKKOS_INLINE_FUNCTION Real edge(const int b) const { return hist_edge(b, bins, R, step, rmax, tiny); }
+  KOKKOS_INLINE_FUNCTION Real edge(const int b) const { return hist_edge(b, bins, R, step, rmax, tiny, in_real, step_r); }
   KOKKOS_INLINE_FUNCTION int locate(const Real r, const int b) const {
-    return hist_locate(r, b, bins, R, step, rmax, tiny);
+    return hist_locate(r, b, bins, R, step, rmax, tiny, in_real, step_r);
   }
   /// The bin of a distance r >= 0, -1 for none (r >= rmax, or NaN).
   KOKKOS_FORCEINLINE_FUNCTION int operator()(const Real r) const {
@@ -108,8 +124,10 @@ struct HistBins {
 /// lies between r and floor(t) and the guess is the bin. The bound needs
 /// R / B, B / R and R normal Reals; outside that range (and where 4 eps B >=
 /// 1/2, fp32 beyond 2^20 bins) every distance is located against the edges.
+/// Edges in Real (EdgeArithmetic::points) are within 2u b of b R / B, inside
+/// the same bound; they need R / B normal in Real too.
 template <class Real>
-HistBins<Real> make_bins(const double rmax_given, const int bins) {
+HistBins<Real> make_bins(const double rmax_given, const int bins, const EdgeArithmetic edges = EdgeArithmetic::fp64) {
   using lim = std::numeric_limits<Real>;
   // R in the points' precision: np.histogram's float32 edges of a float32 range.
   const double rmax = static_cast<double>(static_cast<Real>(rmax_given));
@@ -123,10 +141,12 @@ HistBins<Real> make_bins(const double rmax_given, const int bins) {
   h.step = rmax / bins;
   h.tiny = h.step == 0;
   h.rmax = static_cast<Real>(rmax);
+  h.in_real = edges == EdgeArithmetic::points;
+  h.step_r = h.rmax / static_cast<Real>(bins);
   const double scale = bins / rmax;
   h.scale = static_cast<Real>(scale);
   const auto normal = [](double v) { return v >= static_cast<double>(lim::min()) && v <= static_cast<double>(lim::max()); };
-  if (normal(h.step) && normal(scale) && normal(rmax)) {
+  if (normal(h.step) && normal(scale) && normal(rmax) && (!h.in_real || normal(static_cast<double>(h.step_r)))) {
     h.near = Real(4) * lim::epsilon() * static_cast<Real>(bins);
     h.far = Real(1) - h.near;
   }
@@ -164,9 +184,10 @@ void check_histogram(const Points& points, const Map& map, double rmax, const Co
 
 template <int D, class Points, class Counts>
 HistogramKernel<typename Points::non_const_value_type, Points, D> histogram_kernel(const Points& points, double rmax,
-                                                                                   const Counts& counts) {
+                                                                                   const Counts& counts,
+                                                                                   EdgeArithmetic edges) {
   using Real = typename Points::non_const_value_type;
-  return {points, make_bins<Real>(rmax, static_cast<int>(counts.extent(0)))};
+  return {points, make_bins<Real>(rmax, static_cast<int>(counts.extent(0)), edges)};
 }
 
 /// pair_histogram's pair law (histogram_pair_law) for points of D = 2 .. 4
@@ -187,13 +208,14 @@ struct BinLaw : PointLaw<Real, D> {
 /// histogram_pairs).
 template <class ExecSpace, class Points, class Map, class Counts, int D>
 bool histogram_law_if(const ExecSpace& space, const Points& points, const Map& map, index_t part, index_t parts,
-                      double rmax, const Counts& counts, const LaunchHints& hints, const std::string& label,
+                      double rmax, EdgeArithmetic edges, const Counts& counts, const LaunchHints& hints,
+                      const std::string& label,
                       std::integral_constant<int, D>) {
   if constexpr (intrinsics::lane_width<ExecSpace>::value > 1 && D >= 2) {
     using Real = typename Points::non_const_value_type;
     BinLaw<Real, D> law;
     law.x = points.data();
-    law.bin = make_bins<Real>(rmax, static_cast<int>(counts.extent(0)));
+    law.bin = make_bins<Real>(rmax, static_cast<int>(counts.extent(0)), edges);
     if (map.domain.n < 2) return true;
     if constexpr (!is_multi_launch_map_v<Map>) {
       if (parts > 1) {
@@ -204,7 +226,8 @@ bool histogram_law_if(const ExecSpace& space, const Points& points, const Map& m
     histogram_pair_law(space, map, law, counts, PairDiagonal::exclude, label, hints);
     return true;
   }
-  (void)space, (void)points, (void)map, (void)part, (void)parts, (void)rmax, (void)counts, (void)hints, (void)label;
+  (void)space, (void)points, (void)map, (void)part, (void)parts, (void)rmax, (void)edges, (void)counts, (void)hints,
+      (void)label;
   return false;
 }
 
@@ -223,11 +246,12 @@ struct BinSums {
 /// true; otherwise false (the caller runs histogram_pairs).
 template <class ExecSpace, class Points, class Map, class Counts, int D>
 bool histogram_tiled_if(const ExecSpace& space, const Points& points, const Map& map, const OmegaRange* range,
-                        double rmax, const Counts& counts, const std::string& label, std::integral_constant<int, D>) {
+                        double rmax, EdgeArithmetic edges, const Counts& counts, const std::string& label,
+                        std::integral_constant<int, D>) {
   if constexpr (tiled_walk_v<ExecSpace, Points, D>) {
     if (!tiled_walk(points, map)) return false;
     using Real = typename Points::non_const_value_type;
-    const BinSums<Real> law{make_bins<Real>(rmax, static_cast<int>(counts.extent(0)))};
+    const BinSums<Real> law{make_bins<Real>(rmax, static_cast<int>(counts.extent(0)), edges)};
     if (range == nullptr) {
       histogram_pair_sums(space, map, points, law, counts, label);
       return true;
@@ -237,39 +261,41 @@ bool histogram_tiled_if(const ExecSpace& space, const Points& points, const Map&
       return true;
     }
   }
-  (void)space, (void)points, (void)map, (void)range, (void)rmax, (void)counts, (void)label;
+  (void)space, (void)points, (void)map, (void)range, (void)rmax, (void)edges, (void)counts, (void)label;
   return false;
 }
 
 }  // namespace detail
 
-/// pair_histogram over the omegas of `range` (reduce.hpp).
+/// pair_histogram over the omegas of `range` (reduce.hpp); `edges` as this
+/// file's top says (EdgeArithmetic::points: NumPy 2's float32 edges).
 template <class ExecSpace, class Points, class Map, class Counts>
 void pair_histogram(const ExecSpace& space, const Points& points, const Map& map, const OmegaRange& range, double rmax,
-                    const Counts& counts, const LaunchHints& hints = LaunchHints()) {
+                    const Counts& counts, const LaunchHints& hints = LaunchHints(),
+                    EdgeArithmetic edges = EdgeArithmetic::fp64) {
   detail::check_histogram(points, map, rmax, counts);
   const std::string label = std::string("tdmaps::edm::histogram::") + Map::name;
   detail::with_dims(points, [&](auto dims) {
     if (range.begin == 0 && range.end == tdmaps::detail::league_size(map, 0) &&
-        detail::histogram_law_if(space, points, map, 0, 1, rmax, counts, hints, label, dims))
+        detail::histogram_law_if(space, points, map, 0, 1, rmax, edges, counts, hints, label, dims))
       return;
-    if (detail::histogram_tiled_if(space, points, map, &range, rmax, counts, label, dims)) return;
-    histogram_pairs(space, map, range, detail::histogram_kernel<decltype(dims)::value>(points, rmax, counts), counts,
-                    label, hints);
+    if (detail::histogram_tiled_if(space, points, map, &range, rmax, edges, counts, label, dims)) return;
+    histogram_pairs(space, map, range, detail::histogram_kernel<decltype(dims)::value>(points, rmax, counts, edges),
+                    counts, label, hints);
   });
 }
 
 /// pair_histogram over the whole triangle (any block-space map).
 template <class ExecSpace, class Points, class Map, class Counts>
 void pair_histogram(const ExecSpace& space, const Points& points, const Map& map, double rmax, const Counts& counts,
-                    const LaunchHints& hints = LaunchHints()) {
+                    const LaunchHints& hints = LaunchHints(), EdgeArithmetic edges = EdgeArithmetic::fp64) {
   detail::check_histogram(points, map, rmax, counts);
   const std::string label = std::string("tdmaps::edm::histogram::") + Map::name;
   detail::with_dims(points, [&](auto dims) {
-    if (detail::histogram_law_if(space, points, map, 0, 1, rmax, counts, hints, label, dims)) return;
-    if (detail::histogram_tiled_if(space, points, map, nullptr, rmax, counts, label, dims)) return;
-    histogram_pairs(space, map, detail::histogram_kernel<decltype(dims)::value>(points, rmax, counts), counts, label,
-                    hints);
+    if (detail::histogram_law_if(space, points, map, 0, 1, rmax, edges, counts, hints, label, dims)) return;
+    if (detail::histogram_tiled_if(space, points, map, nullptr, rmax, edges, counts, label, dims)) return;
+    histogram_pairs(space, map, detail::histogram_kernel<decltype(dims)::value>(points, rmax, counts, edges), counts,
+                    label, hints);
   });
 }
 
@@ -280,7 +306,8 @@ void pair_histogram(const ExecSpace& space, const Points& points, const Map& map
 /// part is omega_range(map, part, parts).
 template <class ExecSpace, class Points, class Map, class Counts>
 void pair_histogram_part(const ExecSpace& space, const Points& points, const Map& map, int part, int parts,
-                         double rmax, const Counts& counts, const LaunchHints& hints = LaunchHints()) {
+                         double rmax, const Counts& counts, const LaunchHints& hints = LaunchHints(),
+                         EdgeArithmetic edges = EdgeArithmetic::fp64) {
   static_assert(!is_multi_launch_map_v<Map>, "tdmaps::edm::pair_histogram_part: a one-launch map (bb, lambda)");
   if (parts < 1 || part < 0 || part >= parts)
     throw std::invalid_argument("tdmaps::edm::pair_histogram_part: part " + std::to_string(part) + " of " +
@@ -288,11 +315,11 @@ void pair_histogram_part(const ExecSpace& space, const Points& points, const Map
   detail::check_histogram(points, map, rmax, counts);
   const std::string label = std::string("tdmaps::edm::histogram::") + Map::name;
   detail::with_dims(points, [&](auto dims) {
-    if (detail::histogram_law_if(space, points, map, part, parts, rmax, counts, hints, label, dims)) return;
+    if (detail::histogram_law_if(space, points, map, part, parts, rmax, edges, counts, hints, label, dims)) return;
     const OmegaRange mine = omega_range(map, part, parts);
-    if (detail::histogram_tiled_if(space, points, map, &mine, rmax, counts, label, dims)) return;
+    if (detail::histogram_tiled_if(space, points, map, &mine, rmax, edges, counts, label, dims)) return;
     histogram_pairs(space, map, mine,
-                    detail::histogram_kernel<decltype(dims)::value>(points, rmax, counts), counts, label, hints);
+                    detail::histogram_kernel<decltype(dims)::value>(points, rmax, counts, edges), counts, label, hints);
   });
 }
 
