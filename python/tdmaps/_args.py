@@ -65,7 +65,8 @@ def _allocator(x):
     return None
 
 def _is_bool(v):
-    return isinstance(v, bool) or (type(v).__name__ == "bool_" and _root(v) == "numpy")
+    # NumPy's bool scalar: numpy.bool_ in NumPy 1, numpy.bool (bool_ an alias) in NumPy 2.
+    return isinstance(v, bool) or (type(v).__name__ in ("bool_", "bool") and _root(v) == "numpy")
 
 
 def _type_name(v):

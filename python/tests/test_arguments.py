@@ -88,6 +88,19 @@ def test_numpy_bools_are_bools():
     assert np.array_equal(tdmaps.pdist(X0, copy=np.bool_(False), reject_nonfinite=np.bool_(True)), expected(X0))
 
 
+def test_numpy_2s_bool_scalar_is_a_bool_too():
+    # NumPy 2 names its bool scalar type numpy.bool (bool_ is an alias): a
+    # stand-in of that name and module is taken as a bool, as np.bool_ is here;
+    # a class named so elsewhere is not.
+    for module, taken in (("numpy", True), ("notnumpy", False)):
+        scalar = type("bool", (), {"__module__": module, "__bool__": lambda self: True})()
+        if taken:
+            assert tdmaps._args._check_bool("symmetric", scalar) is True
+        else:
+            with pytest.raises(TypeError, match=r"symmetric: expected True or False, got bool"):
+                tdmaps._args._check_bool("symmetric", scalar)
+
+
 @pytest.mark.parametrize("value", [True, False, 32.0, "32", None, np.float64(16)])
 def test_block_takes_ints_only(value):
     for name, f in FUNCTIONS.items():
