@@ -185,7 +185,7 @@ void check_histogram(const Points& points, const Map& map, double rmax, const Co
 template <int D, class Points, class Counts>
 HistogramKernel<typename Points::non_const_value_type, Points, D> histogram_kernel(const Points& points, double rmax,
                                                                                    const Counts& counts,
-                                                                                   EdgeArithmetic edges) {
+                                                                                   EdgeArithmetic edges = EdgeArithmetic::fp64) {
   using Real = typename Points::non_const_value_type;
   return {points, make_bins<Real>(rmax, static_cast<int>(counts.extent(0)), edges)};
 }
