@@ -85,32 +85,25 @@ struct MapSpec {
   }
 };
 
-namespace detail {
-[[noreturn]] inline void unknown_lambda_form(const MapSpec& spec) {
-  throw std::invalid_argument("tdmaps: unknown lambda form '" + spec.form + "' (known: " + join_names(form_names()) +
-                              ")");
-}
-[[noreturn]] inline void unknown_lambda_sqrt(const MapSpec& spec) {
-  throw std::invalid_argument("tdmaps: unknown sqrt variant '" + spec.sqrt + "' (known: " + join_names(sqrt_names()) +
-                              ")");
-}
-}  // namespace detail
-
 /// \brief The lambda map spec names (spec.map "lambda") as a RuntimeLambdaMap
 /// over d: with_map's LambdaMap<Sqrt, Form>, block for block, as one type.
-/// Throws std::invalid_argument as with_map does for an unknown sqrt or form,
-/// and for a map other than lambda.
+/// Throws std::invalid_argument for an unknown sqrt (checked first) or form,
+/// and for a map other than lambda. with_map reads lambda's names through it.
 inline RuntimeLambdaMap runtime_lambda_map(const MapSpec& spec, const Domain2& d) {
   if (canonical_map_name(spec.map) != "lambda")
     throw std::invalid_argument("tdmaps::runtime_lambda_map: map '" + spec.map + "' is not lambda");
-  LambdaForm form = LambdaForm::exact;
-  if (spec.form == "eps") form = LambdaForm::eps;
-  else if (spec.form != "exact") detail::unknown_lambda_form(spec);
   LambdaSqrt sqrt = LambdaSqrt::rsqrt;
   if (spec.sqrt == "sqrt") sqrt = LambdaSqrt::ieee;
   else if (spec.sqrt == "newton") sqrt = LambdaSqrt::newton;
   else if (spec.sqrt == "fp64") sqrt = LambdaSqrt::fp64;
-  else if (spec.sqrt != "rsqrt") detail::unknown_lambda_sqrt(spec);
+  else if (spec.sqrt != "rsqrt")
+    throw std::invalid_argument("tdmaps: unknown sqrt variant '" + spec.sqrt + "' (known: " +
+                                join_names(sqrt_names()) + ")");
+  LambdaForm form = LambdaForm::exact;
+  if (spec.form == "eps") form = LambdaForm::eps;
+  else if (spec.form != "exact")
+    throw std::invalid_argument("tdmaps: unknown lambda form '" + spec.form + "' (known: " +
+                                join_names(form_names()) + ")");
   return RuntimeLambdaMap(d, sqrt, form);
 }
 
@@ -119,14 +112,10 @@ inline RuntimeLambdaMap runtime_lambda_map(const MapSpec& spec, const Domain2& d
 template <class F>
 void with_map(const MapSpec& spec, const Domain2& d, F&& f, bool block_space_only = false) {
   // The lambda forms of one square-root tag (an empty value of the tag type).
-  const auto with_form = [&](auto sqrt_tag) {
+  const auto with_form = [&](auto sqrt_tag, LambdaForm form) {
     using Sqrt = decltype(sqrt_tag);
-    if (spec.form == "exact")
-      f(LambdaMap<Sqrt, Exact>(d));
-    else if (spec.form == "eps")
-      f(LambdaMap<Sqrt, Epsilon>(d));
-    else
-      detail::unknown_lambda_form(spec);
+    if (form == LambdaForm::exact) f(LambdaMap<Sqrt, Exact>(d));
+    else f(LambdaMap<Sqrt, Epsilon>(d));
   };
   const std::string map = canonical_map_name(spec.map);
   if (map == "bb")
@@ -144,16 +133,13 @@ void with_map(const MapSpec& spec, const Domain2& d, F&& f, bool block_space_onl
           "use bb, hadouken, lambda, rb or rec, or an element kernel");
     f(UpperTriangularMap(d));
   } else if (map == "lambda") {
-    if (spec.sqrt == "sqrt")
-      with_form(SqrtIEEE{});
-    else if (spec.sqrt == "newton")
-      with_form(SqrtNewton{});
-    else if (spec.sqrt == "rsqrt")
-      with_form(SqrtRsqrt{});
-    else if (spec.sqrt == "fp64")
-      with_form(SqrtDouble{});
-    else
-      detail::unknown_lambda_sqrt(spec);
+    const RuntimeLambdaMap variant = runtime_lambda_map(spec, d);  // the names read, or their errors
+    switch (variant.sqrt) {
+      case LambdaSqrt::ieee: with_form(SqrtIEEE{}, variant.form); break;
+      case LambdaSqrt::newton: with_form(SqrtNewton{}, variant.form); break;
+      case LambdaSqrt::rsqrt: with_form(SqrtRsqrt{}, variant.form); break;
+      case LambdaSqrt::fp64: with_form(SqrtDouble{}, variant.form); break;
+    }
   } else {
     std::vector<std::string> aliases;
     for (const auto& a : map_aliases()) aliases.push_back(a.first + " = " + a.second);
