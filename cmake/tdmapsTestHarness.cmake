@@ -15,6 +15,9 @@
 #       rounding up) or 1 (the unrolled whole-block path of the library's
 #       default 32-thread tile teams), so their index math is checked against
 #       the oracles without a GPU. (A CUDA build runs the real GPU path.)
+#       One executable, tdmaps_unit_tests_lane_tile, whose every test ctest
+#       runs twice: with --tdmaps-lane-step=3 and with =1 (the step is read at
+#       run time, tdmaps::detail::forced_lane_step).
 #   split_league.  TDMAPS_MAX_LEAGUE_PER_LAUNCH=7: every league of more than 7
 #       teams split into several launches (run_league's omega offsets, UTM's
 #       ThreadFunctor ranges), on leagues the coverage tests can check.
@@ -25,7 +28,7 @@
 #
 #   tdmaps_add_backend_tests(<set>
 #       HEADERS <test headers>...          on every enabled backend
-#       [LANE_TILE <test headers>...]      also in both lane_tile executables
+#       [LANE_TILE <test headers>...]      also in the lane_tile executable
 #       [SPLIT_LEAGUE <test headers>...]   also in the split_league executable
 #       [STAGED <test headers>...]         also in the staged_walk executable
 #       [LIBS <targets>...]                what the set's tests link
@@ -89,8 +92,7 @@ endforeach()
 option(TDMAPS_TEST_HOST_VARIANTS "Build the lane_tile and split_league test executables (host builds)" ON)
 if(Kokkos_ENABLE_SERIAL AND NOT TDMAPS_GPU_BUILD AND TDMAPS_TEST_HOST_VARIANTS)
   list(APPEND _tdmaps_test_variants
-       "lane_tile_step3|serial|lane_tile_step3.|TDMAPS_FORCE_LANE_TILE,TDMAPS_FORCE_LANE_STEP=3"
-       "lane_tile_step1|serial|lane_tile_step1.|TDMAPS_FORCE_LANE_TILE,TDMAPS_FORCE_LANE_STEP=1"
+       "lane_tile|serial|lane_tile_step3.,lane_tile_step1.|TDMAPS_FORCE_LANE_TILE"
        # Every launch of at most 7 blocks: the 2-D coverage stops at side 1024 there.
        "split_league|serial|split_league.|TDMAPS_MAX_LEAGUE_PER_LAUNCH=7,TDMAPS_TEST_FEW_SIDES")
 endif()
@@ -128,7 +130,16 @@ function(_tdmaps_test_executable variant out)
     # Discovery runs the executable, which on a GPU backend needs the GPU: do
     # it when the tests run, not at build time (the build machine may have none).
     # OMP_WAIT_POLICY: see TDMAPS_TEST_OMP_ENV.
-    if(prefix)
+    if(name STREQUAL "lane_tile")
+      # Every test at each lane step, the step in the prefix (see the top).
+      string(REPLACE "," ";" prefixes "${prefix}")
+      foreach(p ${prefixes})
+        string(REGEX REPLACE "^lane_tile_step([0-9]+)\\.$" "\\1" step "${p}")
+        gtest_discover_tests(${exe} TEST_PREFIX ${p} EXTRA_ARGS --tdmaps-lane-step=${step}
+                             DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60
+                             PROPERTIES ENVIRONMENT "${TDMAPS_TEST_OMP_ENV}")
+      endforeach()
+    elseif(prefix)
       gtest_discover_tests(${exe} TEST_PREFIX ${prefix} DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60
                            PROPERTIES ENVIRONMENT "${TDMAPS_TEST_OMP_ENV}")
     else()

@@ -71,6 +71,20 @@ KOKKOS_FORCEINLINE_FUNCTION void for_each_in_tile(const Member& team, const Tile
   });
 }
 
+#if defined(TDMAPS_FORCE_LANE_TILE)
+namespace detail {
+/// Tests only (TDMAPS_FORCE_LANE_TILE, host builds): the GPU team size that a
+/// one-thread host team's lane walks stand for (for_each_lane, for_each_lane3,
+/// the ATM tile's phases). A run-time value, so that one test executable
+/// checks the row stepping at several sizes: unit_tests/main.cpp sets it from
+/// its --tdmaps-lane-step=R argument.
+inline int& forced_lane_step() {
+  static int step = 1;
+  return step;
+}
+}  // namespace detail
+#endif
+
 /// Inside a tile kernel on a GPU team of R threads x rho lanes (the launch
 /// layer's shape): f(lane, first, step) once per thread, with lane in
 /// [0, rho) and the thread's rows first, first + step, ... (step = R). A
@@ -87,12 +101,13 @@ KOKKOS_FORCEINLINE_FUNCTION void for_each_in_tile(const Member& team, const Tile
 /// launch layer's shape (vector length rho) a warp's lanes are consecutive
 /// columns, so row stores coalesce. On a host team (1 x 1) it is one call per
 /// lane with first = 0, step = 1.
-/// TDMAPS_FORCE_LANE_STEP=R (tests only) makes a one-thread host team call f
-/// as a GPU team of R threads would, so kernels' row stepping is tested on host.
+/// Under TDMAPS_FORCE_LANE_TILE (tests only) a one-thread host team calls f
+/// as a GPU team of R = detail::forced_lane_step() threads would, so kernels'
+/// row stepping is tested on host.
 template <class Member, class F>
 KOKKOS_FORCEINLINE_FUNCTION void for_each_lane(const Member& team, int log2_rho, const F& f) {
-#if defined(TDMAPS_FORCE_LANE_STEP)
-  const int step = team.team_size() == 1 ? TDMAPS_FORCE_LANE_STEP : team.team_size();
+#if defined(TDMAPS_FORCE_LANE_TILE)
+  const int step = team.team_size() == 1 ? detail::forced_lane_step() : team.team_size();
 #else
   const int step = team.team_size();
 #endif
@@ -107,13 +122,13 @@ KOKKOS_FORCEINLINE_FUNCTION void for_each_lane(const Member& team, int log2_rho,
 /// thread's layers first, first + step, ... (step = p). A kernel keeps the
 /// data of its column and row in registers and walks its layers. On a host
 /// team (1 x 1) it is one call per (tk, tj) with first = 0, step = 1.
-/// TDMAPS_FORCE_LANE_STEP=p (tests only) makes a one-thread host team call f
-/// as a GPU team of p rho threads would.
+/// Under TDMAPS_FORCE_LANE_TILE (tests only) a one-thread host team calls f
+/// as a GPU team of p rho threads would, p = detail::forced_lane_step().
 template <class Member, class F>
 KOKKOS_FORCEINLINE_FUNCTION void for_each_lane3(const Member& team, int log2_rho, const F& f) {
   const int rho = 1 << log2_rho;
-#if defined(TDMAPS_FORCE_LANE_STEP)
-  const int threads = team.team_size() == 1 ? TDMAPS_FORCE_LANE_STEP * rho : team.team_size();
+#if defined(TDMAPS_FORCE_LANE_TILE)
+  const int threads = team.team_size() == 1 ? detail::forced_lane_step() * rho : team.team_size();
 #else
   const int threads = team.team_size() == 1 ? rho : team.team_size();
 #endif

@@ -102,10 +102,12 @@ struct AtmTile {
   };
 
   /// Largest number of layer phases (threads per (j, k) pair) of a team:
-  /// rho on GPU teams (team_layers3), TDMAPS_FORCE_LANE_STEP in host tests.
+  /// rho on GPU teams (team_layers3), tdmaps::detail::forced_lane_step() in
+  /// host tests (TDMAPS_FORCE_LANE_TILE).
   static int max_phases(int rho_) {
-#if defined(TDMAPS_FORCE_LANE_STEP)
-    return rho_ > TDMAPS_FORCE_LANE_STEP ? rho_ : TDMAPS_FORCE_LANE_STEP;
+#if defined(TDMAPS_FORCE_LANE_TILE)
+    const int forced = tdmaps::detail::forced_lane_step();
+    return rho_ > forced ? rho_ : forced;
 #else
     return rho_;
 #endif
