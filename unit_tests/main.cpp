@@ -9,11 +9,12 @@
 #include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #if defined(TDMAPS_FORCE_LANE_TILE)
 #include <tdmaps/launch/tile.hpp>
+
+#include <cstdio>
+#include <cstdlib>
 #endif
 #if defined(TDMAPS_TEST_OMP_THREADS)
 #include <omp.h>
