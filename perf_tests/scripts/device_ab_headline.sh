@@ -9,7 +9,7 @@
 # ATM shares) of each build twice, to set the A / B difference against the
 # run-to-run one. Prints the table; raw JSON lines under $OUT.
 #
-#   OUT=out bash perf_tests/scripts/device_ab_headline.sh A_BIN_DIR B_BIN_DIR
+#   OUT=out [CASES=regex] bash perf_tests/scripts/device_ab_headline.sh A_BIN_DIR B_BIN_DIR
 #
 # Each directory holds tdmaps-edm, tdmaps-collide, tdmaps-nbody and
 # tdmaps-triplets (B also tdmaps_unit_tests_cuda). Outputs go to /dev/shm.
@@ -33,6 +33,11 @@ cases=(
  "nbody_fp64_2p20|tdmaps-nbody|--random 1048576 --precision fp64|--repeat 2|--forces SHM.npy"
  "atm_4096|tdmaps-triplets|--random 4096|--repeat 5|--output SHM.npy"
 )
+# CASES (a bash regex on the case names, e.g. 'edm|hist|nn|count') runs a
+# subset: the cases whose binaries differ between A and B.
+if [ -n "${CASES:-}" ]; then
+  sel=(); for c in "${cases[@]}"; do [[ ${c%%|*} =~ $CASES ]] && sel+=("$c"); done; cases=("${sel[@]}")
+fi
 bin() { [ "$1" = A ] && echo "$A" || echo "$B"; }
 echo "== outputs"
 for c in "${cases[@]}"; do
@@ -58,6 +63,7 @@ echo "== run to run (atomic sums)"
 for c in "nbody_fp32|tdmaps-nbody|--random 1048576 --precision fp32|--forces" \
          "nbody_fp64|tdmaps-nbody|--random 1048576 --precision fp64|--forces" "atm_4096|tdmaps-triplets|--random 4096|--output"; do
   IFS='|' read -r name exe args o <<< "$c"
+  [[ -z "${CASES:-}" || $name =~ $CASES ]] || continue
   for v in A B; do for k in 1 2; do
     # shellcheck disable=SC2086
     "$(bin $v)/$exe" $args --json --quiet $o "/dev/shm/rr_${name}_${v}_$k.npy" > /dev/null

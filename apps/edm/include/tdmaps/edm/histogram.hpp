@@ -54,14 +54,22 @@ enum class EdgeArithmetic { fp64, points };
 
 namespace detail {
 
+/// How hist_edge forms the edges: HistBins::form, one byte of bits, so that
+/// the walk that carries HistBins per pair and the out-of-line hist_locate
+/// hold no more for the edges' arithmetic than fp64 edges alone need.
+/// hist_tiny: R / B underflows to 0 in fp64 (edge_b = b / B * R, as
+/// linspace); hist_in_real: the edges in Real (EdgeArithmetic::points).
+constexpr unsigned char hist_tiny = 1, hist_in_real = 2;
+
 /// The edge b of linspace(0, R, B + 1) in Real (the last one R itself):
-/// in fp64 then rounded, or (`in_real`) in Real with step_r = R / B in Real.
+/// in fp64 then rounded, or (hist_in_real) in Real with step_r = R / B in Real.
 template <class Real>
 KOKKOS_INLINE_FUNCTION Real hist_edge(const int b, const int bins, const double R, const double step, const Real rmax,
-                                      const bool tiny, const bool in_real, const Real step_r) {
+                                      const unsigned char form, const Real step_r) {
   if (b >= bins) return rmax;
-  if (in_real) return step_r == Real(0) ? static_cast<Real>(b) / static_cast<Real>(bins) * rmax : static_cast<Real>(b) * step_r;
-  return static_cast<Real>(tiny ? static_cast<double>(b) / bins * R : static_cast<double>(b) * step);
+  if (form & hist_in_real)
+    return step_r == Real(0) ? static_cast<Real>(b) / static_cast<Real>(bins) * rmax : static_cast<Real>(b) * step_r;
+  return static_cast<Real>((form & hist_tiny) ? static_cast<double>(b) / bins * R : static_cast<double>(b) * step);
 }
 
 /// The b with edge_b <= r < edge_{b+1} from a guess b in [0, B - 1]: the
@@ -71,17 +79,18 @@ KOKKOS_INLINE_FUNCTION Real hist_edge(const int b, const int bins, const double 
 /// registers to the guess.
 template <class Real>
 __attribute__((noinline)) KOKKOS_FUNCTION int hist_locate(const Real r, int b, const int bins, const double R,
-                                                          const double step, const Real rmax, const bool tiny,
-                                                          const bool in_real, const Real step_r) {
+                                                          const double step, const Real rmax,
+                                                          const unsigned char form) {
+  const Real step_r = rmax / static_cast<Real>(bins);  // as make_bins checks it (hist_in_real)
   for (int k = 0; k < 8; ++k) {
-    if (r < hist_edge(b, bins, R, step, rmax, tiny, in_real, step_r)) --b;                 // edge_0 = 0 <= r: b > 0 here
-    else if (!(r < hist_edge(b + 1, bins, R, step, rmax, tiny, in_real, step_r))) ++b;  // r < edge_B: b + 1 < B here
+    if (r < hist_edge(b, bins, R, step, rmax, form, step_r)) --b;                 // edge_0 = 0 <= r: b > 0 here
+    else if (!(r < hist_edge(b + 1, bins, R, step, rmax, form, step_r))) ++b;  // r < edge_B: b + 1 < B here
     else return b;
   }
   int lo = 0, hi = bins;  // edge_lo <= r < edge_hi
   while (hi - lo > 1) {
     const int mid = lo + (hi - lo) / 2;
-    if (hist_edge(mid, bins, R, step, rmax, tiny, in_real, step_r) <= r) lo = mid;
+    if (hist_edge(mid, bins, R, step, rmax, form, step_r) <= r) lo = mid;
     else hi = mid;
   }
   return lo;
@@ -98,13 +107,10 @@ struct HistBins {
   Real scale = 1;          // B / R: the guess
   Real near = 2, far = -1;  // the guess stands when its fraction lies in (near, far)
   int bins = 1;
-  bool tiny = false;     // R / B underflows to 0: edge_b = b / B * R (as linspace)
-  bool in_real = false;  // EdgeArithmetic::points: the edges in Real, from step_r
-  Real step_r = 0;       // R / B in Real
+  unsigned char form = 0;  // hist_tiny, hist_in_real (hist_edge)
 
-  KOKKOS_INLINE_FUNCTION Real edge(const int b) const { return hist_edge(b, bins, R, step, rmax, tiny, in_real, step_r); }
   KOKKOS_INLINE_FUNCTION int locate(const Real r, const int b) const {
-    return hist_locate(r, b, bins, R, step, rmax, tiny, in_real, step_r);
+    return hist_locate(r, b, bins, R, step, rmax, form);
   }
   /// The bin of a distance r >= 0, -1 for none (r >= rmax, or NaN).
   KOKKOS_FORCEINLINE_FUNCTION int operator()(const Real r) const {
@@ -139,14 +145,14 @@ HistBins<Real> make_bins(const double rmax_given, const int bins, const EdgeArit
   h.R = rmax;
   h.bins = bins;
   h.step = rmax / bins;
-  h.tiny = h.step == 0;
   h.rmax = static_cast<Real>(rmax);
-  h.in_real = edges == EdgeArithmetic::points;
-  h.step_r = h.rmax / static_cast<Real>(bins);
+  const bool in_real = edges == EdgeArithmetic::points;
+  h.form = static_cast<unsigned char>((h.step == 0 ? hist_tiny : 0) | (in_real ? hist_in_real : 0));
+  const Real step_r = h.rmax / static_cast<Real>(bins);  // hist_locate's
   const double scale = bins / rmax;
   h.scale = static_cast<Real>(scale);
   const auto normal = [](double v) { return v >= static_cast<double>(lim::min()) && v <= static_cast<double>(lim::max()); };
-  if (normal(h.step) && normal(scale) && normal(rmax) && (!h.in_real || normal(static_cast<double>(h.step_r)))) {
+  if (normal(h.step) && normal(scale) && normal(rmax) && (!in_real || normal(static_cast<double>(step_r)))) {
     h.near = Real(4) * lim::epsilon() * static_cast<Real>(bins);
     h.far = Real(1) - h.near;
   }
