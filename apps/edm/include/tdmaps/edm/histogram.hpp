@@ -61,6 +61,14 @@ namespace detail {
 /// linspace); hist_in_real: the edges in Real (EdgeArithmetic::points).
 constexpr unsigned char hist_tiny = 1, hist_in_real = 2;
 
+/// R / B in Real: the step of the edges in Real (hist_in_real), which
+/// make_bins checks and hist_locate computes again, so that HistBins need
+/// not hold it.
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real hist_step_in_real(const Real rmax, const int bins) {
+  return rmax / static_cast<Real>(bins);
+}
+
 /// The edge b of linspace(0, R, B + 1) in Real (the last one R itself):
 /// in fp64 then rounded, or (hist_in_real) in Real with step_r = R / B in Real.
 template <class Real>
@@ -81,7 +89,7 @@ template <class Real>
 __attribute__((noinline)) KOKKOS_FUNCTION int hist_locate(const Real r, int b, const int bins, const double R,
                                                           const double step, const Real rmax,
                                                           const unsigned char form) {
-  const Real step_r = rmax / static_cast<Real>(bins);  // as make_bins checks it (hist_in_real)
+  const Real step_r = hist_step_in_real(rmax, bins);
   for (int k = 0; k < 8; ++k) {
     if (r < hist_edge(b, bins, R, step, rmax, form, step_r)) --b;                 // edge_0 = 0 <= r: b > 0 here
     else if (!(r < hist_edge(b + 1, bins, R, step, rmax, form, step_r))) ++b;  // r < edge_B: b + 1 < B here
@@ -148,7 +156,7 @@ HistBins<Real> make_bins(const double rmax_given, const int bins, const EdgeArit
   h.rmax = static_cast<Real>(rmax);
   const bool in_real = edges == EdgeArithmetic::points;
   h.form = static_cast<unsigned char>((h.step == 0 ? hist_tiny : 0) | (in_real ? hist_in_real : 0));
-  const Real step_r = h.rmax / static_cast<Real>(bins);  // hist_locate's
+  const Real step_r = hist_step_in_real(h.rmax, bins);
   const double scale = bins / rmax;
   h.scale = static_cast<Real>(scale);
   const auto normal = [](double v) { return v >= static_cast<double>(lim::min()) && v <= static_cast<double>(lim::max()); };
