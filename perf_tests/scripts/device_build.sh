@@ -14,8 +14,18 @@
 set -u
 K=$(cd "${KOKKOS:?KOKKOS: the Kokkos CUDA prefix}" && pwd) || { echo "no Kokkos prefix at $KOKKOS"; exit 1; }
 G=$(cd "${GTEST_ROOT:?GTEST_ROOT: GoogleTest headers and libraries}" && pwd) || { echo "no GoogleTest at $GTEST_ROOT"; exit 1; }
-R=${OUT:-out}; mkdir -p "$R"
+R=${OUT:-out}; mkdir -p "$R"; rm -f "$R/build_times.txt"
 export PATH=/usr/local/cuda/bin:$PATH
+# The prefix's CMake files name the CUDA libraries where this machine's
+# toolkit has them (lib/libcudart.so, lib/stubs/libcuda.so); the device
+# machine's toolkit has them under lib64 or targets/: linked where missing.
+for lib in libcudart.so stubs/libcuda.so; do
+  want=$(grep -o "/[^;\"]*/$lib" "$K/lib/cmake/Kokkos/KokkosConfig.cmake" | head -1)
+  [ -z "$want" ] || [ -e "$want" ] && continue
+  have=$(find "$(dirname "$(dirname "$(command -v nvcc)")")/" -path "*/$lib" 2>/dev/null | head -1)
+  [ -n "$have" ] || { echo "no $lib in the CUDA toolkit (the Kokkos prefix names $want)"; exit 1; }
+  mkdir -p "$(dirname "$want")" && ln -s "$have" "$want"
+done
 J=$(nproc)
 cfg() { # src dir extra...
   local src=$1 dir=$2; shift 2
@@ -43,4 +53,7 @@ fi
 wait "${pids[@]}"
 cat "$R/build_times.txt"
 for d in B A; do [ -f build/dev-$d/.ninja_log ] && cp build/dev-$d/.ninja_log "$R/ninja_log_$d.txt"; done
-grep -h -B2 -A12 "error" "$R"/build_*.log | head -60
+if grep -q "rc=[^0]" "$R/build_times.txt"; then
+  grep -h -B2 -A12 "error" "$R"/build_*.log | head -60
+  exit 1
+fi
